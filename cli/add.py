@@ -1,0 +1,80 @@
+"""``mem add``: store a new memory."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import emit_json, info, open_store, split_csv
+
+
+def read_content(text: str | None, file: Path | None) -> str:
+    """The content from the argument, --file, or stdin ('-' or a pipe)."""
+    from mem.format.errors import InvalidInputError
+
+    if text is not None and file is not None:
+        raise InvalidInputError("give the content as an argument or with --file, not both")
+    if file is not None:
+        if str(file) == "-":
+            return sys.stdin.read()
+        try:
+            raw = file.read_bytes()
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read: {exc.strerror}", path=file) from None
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"not valid UTF-8 (byte {exc.start})", path=file) from None
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        return sys.stdin.read()
+    if text is None:
+        raise InvalidInputError("no content: give it as an argument, with --file, or on stdin")
+    return text
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("add")
+    def add(
+        text: Annotated[str | None, typer.Argument(help="The memory ('-' or a pipe: stdin).")] = None,
+        file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the content from a file.")] = None,
+        scope: Annotated[str, typer.Option("--scope", help="Scope (a user, an agent, a project).")] = "default",
+        kind: Annotated[str, typer.Option("--kind", "-k", help="fact, preference, instruction, event, episode, summary, action_item, contact, note, ...")] = "note",
+        tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="A tag (repeat, or comma-separated).")] = None,
+        confidence: Annotated[float, typer.Option("--confidence", min=0.0, max=1.0)] = 1.0,
+        status: Annotated[str, typer.Option("--status", help="active or candidate.")] = "active",
+        derived_from: Annotated[list[str] | None, typer.Option("--derived-from", help="Id of a source record (repeat).")] = None,
+        valid_from: Annotated[str | None, typer.Option("--valid-from", help="When it became true (RFC 3339 or date).")] = None,
+        valid_to: Annotated[str | None, typer.Option("--valid-to", help="When it stopped being true.")] = None,
+        allow_forgotten: Annotated[bool, typer.Option("--allow-forgotten", help="Store content that was forgotten before (logged).")] = False,
+        reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the audit log with --allow-forgotten).")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="Print the new record as JSON.")] = False,
+    ) -> None:
+        """Add a memory. Prints its id."""
+        from mem.format.errors import ValidationError
+
+        if status not in ("active", "candidate"):
+            raise ValidationError("a new record's status is active or candidate")
+        content = read_content(text, file)
+        store = open_store()
+        rec = store.add(
+            content,
+            scope=scope,
+            kind=kind,
+            status=status,
+            confidence=confidence,
+            tags=split_csv(tag) or [],
+            derived_from=split_csv(derived_from) or [],
+            valid_from=valid_from,
+            valid_to=valid_to,
+            source={"type": "cli", "command": "add"},
+            allow_tombstoned=allow_forgotten,
+            override_reason=reason,
+        )
+        if json_out:
+            emit_json(rec.to_dict())
+        else:
+            sys.stdout.write(rec.id + "\n")
+            info(f"added {rec.kind} {rec.id} to scope {rec.scope}")

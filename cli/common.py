@@ -1,0 +1,163 @@
+"""What every command shares: global options, opening the store, output, errors, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import typer
+
+from mem.format.errors import ExitCode, MemError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mem.format.store import Store
+
+T = TypeVar("T")
+
+
+@dataclass
+class GlobalOptions:
+    store: Path | None = None
+    quiet: bool = False
+    no_color: bool = False
+    lock_timeout: float | None = None
+    json_errors: bool = False
+
+
+OPTIONS = GlobalOptions()
+
+
+def color_enabled() -> bool:
+    return not OPTIONS.no_color and "NO_COLOR" not in os.environ
+
+
+def err_console() -> Console:
+    """A rich console on stderr (messages), imported only when something is printed."""
+    from rich.console import Console
+
+    return Console(stderr=True, no_color=not color_enabled(), highlight=False, soft_wrap=True)
+
+
+def out_console() -> Console:
+    """A rich console on stdout (human-readable data)."""
+    from rich.console import Console
+
+    return Console(no_color=not color_enabled(), highlight=False, soft_wrap=True)
+
+
+def open_store() -> Store:
+    from mem.format.store import Store
+
+    return Store.open(OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
+
+
+def emit_json(obj: Any) -> None:
+    """Write one JSON document to stdout (data only; messages go to stderr)."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def emit_jsonl(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def info(message: str) -> None:
+    """A message for the person at the terminal (stderr; silenced by --quiet)."""
+    if OPTIONS.quiet:
+        return
+    err_console().print(message, markup=False)
+
+
+def warn(message: str) -> None:
+    """A warning (stderr; shown even with --quiet)."""
+    if color_enabled() and sys.stderr.isatty():
+        err_console().print(f"[yellow]warning:[/yellow] {escape(message)}")
+    else:
+        sys.stderr.write(f"warning: {message}\n")
+
+
+def escape(text: str) -> str:
+    return text.replace("[", "\\[")
+
+
+def report_error(exc: MemError) -> None:
+    if OPTIONS.json_errors:
+        sys.stderr.write(json.dumps(exc.to_json(), ensure_ascii=False) + "\n")
+        return
+    if color_enabled() and sys.stderr.isatty():
+        err_console().print(f"[red]error:[/red] {escape(str(exc))}")
+    else:
+        sys.stderr.write(f"error: {exc}\n")
+
+
+def fail(message: str, code: ExitCode = ExitCode.INVALID_INPUT) -> typer.Exit:
+    """Print an error and return the Exit to raise: ``raise fail("...")``."""
+    sys.stderr.write(f"error: {message}\n")
+    return typer.Exit(int(code))
+
+
+def want_progress() -> bool:
+    return sys.stderr.isatty() and not OPTIONS.quiet
+
+
+def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
+    """Iterate with a progress bar on a terminal; plain iteration in a pipe or with --quiet."""
+    if not want_progress():
+        yield from items
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+def confirm(question: str) -> bool:
+    """Ask yes/no on a terminal; False when stdin is not a terminal."""
+    if not sys.stdin.isatty():
+        return False
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+def parse_time_option(value: str | None, what: str) -> Any:
+    if value is None:
+        return None
+    from mem.format.timeutil import parse_time
+
+    return parse_time(value, what)
+
+
+def split_csv(values: list[str] | None) -> list[str] | None:
+    """Options that repeat or take commas: ``--tag a --tag b,c`` -> [a, b, c]."""
+    if not values:
+        return None
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out

@@ -1,0 +1,40 @@
+"""``mem init``: create a store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import OPTIONS, emit_json, info
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("init")
+    def init(
+        path: Annotated[
+            Path | None, typer.Argument(help="Directory for the new store (default: --store or .).")
+        ] = None,
+        git: Annotated[
+            bool,
+            typer.Option("--git", help="Also set up git: .gitignore, .gitattributes, pre-commit hook."),
+        ] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    ) -> None:
+        """Create a new, empty memory store."""
+        from mem.format.store import Store
+
+        target = path or OPTIONS.store or Path(".")
+        store = Store.init(target)
+        git_files: list[str] = []
+        if git:
+            from mem.format.gitsetup import setup_git
+
+            git_files = setup_git(store.root)
+        if json_out:
+            emit_json({"store": str(store.root), "format": "mem-store", "version": 1, "git": git_files})
+        else:
+            info(f"Initialized an empty mem store in {store.root}")
+            for f in git_files:
+                info(f"  wrote {f}")

@@ -1,0 +1,65 @@
+"""``mem list``: list records with filters."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .common import emit_json, open_store, parse_time_option, split_csv
+
+STATUS_HELP = "Status(es): candidate, active, superseded, rejected, or 'all' (default: active,candidate)."
+
+
+def build_filter(
+    scope: list[str] | None,
+    kind: list[str] | None,
+    status: list[str] | None,
+    tag: list[str] | None,
+    as_of: str | None,
+    known_at: str | None,
+):  # type: ignore[no-untyped-def]
+    from mem.format.record import STATUSES
+    from mem.format.store import RecordFilter
+
+    statuses = split_csv(status)
+    if statuses and "all" in statuses:
+        statuses = list(STATUSES)
+    if statuses:
+        from mem.format.errors import ValidationError
+
+        for s in statuses:
+            if s not in STATUSES:
+                raise ValidationError(f"status {s!r} is not one of {', '.join(STATUSES)}, all")
+    return RecordFilter(
+        scopes=split_csv(scope),
+        kinds=split_csv(kind),
+        statuses=statuses,
+        tags=split_csv(tag),
+        as_of=parse_time_option(as_of, "--as-of"),
+        known_at=parse_time_option(known_at, "--known-at"),
+    )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("list")
+    def list_(
+        scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes.")] = None,
+        kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Only these kinds.")] = None,
+        status: Annotated[list[str] | None, typer.Option("--status", help=STATUS_HELP)] = None,
+        tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Only records with all these tags.")] = None,
+        as_of: Annotated[str | None, typer.Option("--as-of", help="What was true at this time (world time).")] = None,
+        known_at: Annotated[str | None, typer.Option("--known-at", help="What the store believed at this time (record time).")] = None,
+        limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many.")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="Print a JSON array of records.")] = False,
+    ) -> None:
+        """List records, newest first."""
+        from .render import print_records_table
+
+        store = open_store()
+        flt = build_filter(scope, kind, status, tag, as_of, known_at)
+        records = store.list(flt, limit=limit)
+        if json_out:
+            emit_json([r.to_dict() for r in records])
+        else:
+            print_records_table(records)

@@ -1,0 +1,56 @@
+"""Entry point of the ``mem`` executable.
+
+``mem --version`` answers before typer is imported; everything else builds the typer app from
+the command modules listed in :mod:`mem.cli.app`. Library errors (:class:`MemError`) become a
+message on stderr and their documented exit status; nothing prints a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--version"], ["-V"]):
+        from mem import __version__
+
+        sys.stdout.write(f"mem {__version__}\n")
+        return 0
+    from mem.format.errors import ExitCode, MemError
+
+    from .app import build_app
+    from .common import report_error
+
+    app = build_app()
+    try:
+        app(args=args, prog_name="mem", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        sys.stderr.write(f"{code}\n")
+        return 1
+    except MemError as exc:
+        report_error(exc)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("mem: interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # the reader went away (e.g. `mem list | head`): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return 0
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

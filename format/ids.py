@@ -1,0 +1,136 @@
+"""Identifiers and names: record ids (ULID), scopes, kinds and tags.
+
+Every value here ends up in a path or a frontmatter key, so each has a strict grammar that
+cannot name anything outside the store (no separators, no ``..``, no absolute paths).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+
+from .errors import ValidationError
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_DECODE = {c: i for i, c in enumerate(_CROCKFORD)}
+
+ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+SCOPE_RE = re.compile(r"^[a-z0-9](?:[a-z0-9_-]|\.(?!\.)){0,62}[a-z0-9_-]?$")
+KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+TAG_RE = re.compile(r"^[^\s,\"'#\[\]{}]{1,64}$")
+
+#: Kinds the format defines; any other name matching ``KIND_RE`` is allowed as an extension.
+KNOWN_KINDS: tuple[str, ...] = (
+    "fact",
+    "preference",
+    "instruction",
+    "event",
+    "episode",
+    "summary",
+    "action_item",
+    "contact",
+    "note",
+)
+
+_lock = threading.Lock()
+_last_ms = -1
+_last_rand = 0
+
+
+def _encode(value: int, length: int) -> str:
+    out = []
+    for _ in range(length):
+        out.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(out))
+
+
+def new_id(ms: int | None = None) -> str:
+    """A new ULID. Ids made in one process are strictly increasing, even within a millisecond."""
+    global _last_ms, _last_rand
+    with _lock:
+        now = int(time.time() * 1000) if ms is None else ms
+        if ms is None and now <= _last_ms:
+            now = _last_ms
+            rand = _last_rand + 1
+        else:
+            rand = int.from_bytes(os.urandom(10), "big")
+        if ms is None:
+            _last_ms, _last_rand = now, rand
+    if now >= 1 << 48:
+        raise ValidationError(f"timestamp {now} ms is out of the ULID range")
+    return _encode(now, 10) + _encode(rand & ((1 << 80) - 1), 16)
+
+
+def id_time_ms(record_id: str) -> int:
+    """The millisecond timestamp encoded in a ULID."""
+    value = 0
+    for c in record_id[:10]:
+        value = value * 32 + _DECODE[c]
+    return value
+
+
+def is_id(value: object) -> bool:
+    return isinstance(value, str) and bool(ID_RE.match(value))
+
+
+def check_id(value: object, what: str = "id") -> str:
+    if not is_id(value):
+        raise ValidationError(
+            f"{what} {value!r} is not a record id (26 characters, Crockford base32, e.g. "
+            "01JD3Z8Q4T6W0000000000000A)"
+        )
+    assert isinstance(value, str)
+    return value
+
+
+def normalize_id(value: str) -> str:
+    """Accept lower case and the Crockford aliases (I, L -> 1; O -> 0) from a user's typing."""
+    v = value.strip().upper().replace("I", "1").replace("L", "1").replace("O", "0")
+    return v
+
+
+def check_scope(value: object) -> str:
+    if not isinstance(value, str) or not SCOPE_RE.match(value) or value in {".", ".."}:
+        raise ValidationError(
+            f"scope {value!r} is not valid: use 1-64 lower-case letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit (no '/', no '..')"
+        )
+    return value
+
+
+def check_kind(value: object) -> str:
+    if not isinstance(value, str) or not KIND_RE.match(value):
+        raise ValidationError(
+            f"kind {value!r} is not valid: use a lower-case name such as "
+            + ", ".join(KNOWN_KINDS)
+        )
+    return value
+
+
+def check_tag(value: object) -> str:
+    if not isinstance(value, str) or not TAG_RE.match(value):
+        raise ValidationError(
+            f"tag {value!r} is not valid: 1-64 characters, no spaces, commas, quotes, '#' or brackets"
+        )
+    return value
+
+
+def slug_scope(value: str, prefix: str = "") -> str:
+    """Map any string (a user id, a character name) to a valid scope, deterministically."""
+    s = value.strip().lower()
+    s = re.sub(r"[^a-z0-9._-]+", "-", s)
+    s = re.sub(r"\.{2,}", ".", s).strip("-.")
+    if prefix:
+        s = f"{prefix}-{s}" if s else prefix
+    if not s:
+        s = "default"
+    if len(s) > 64:
+        import hashlib
+
+        s = s[:55].rstrip("-.") + "-" + hashlib.sha256(value.encode()).hexdigest()[:8]
+    if not s[0].isalnum():
+        s = "x" + s[:63]
+    return check_scope(s)

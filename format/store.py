@@ -1,0 +1,918 @@
+"""The store: a directory of records, tombstones and an audit log, plus derived indexes.
+
+Layout (``spec/format.md``, "Store layout")::
+
+    memstore.json            declaration: format name, version, extensions
+    config.toml              optional settings
+    records/<scope>/<id>.md  one record per file (the source of truth)
+    tombstones/<scope>.jsonl what was forgotten (never the content)
+    log/<clone-id>.jsonl     hash-chained audit log, one chain per clone
+    state/                   tracked progress markers (capture and consolidation watermarks)
+    .mem/                    local and derived: lock, clone id, indexes (git-ignored)
+
+Write order (a crash at any point loses no reported record): record file (atomic rename,
+fsync), then the audit event, then derived indexes. Forget writes the tombstone first, then
+removes the file, then logs; a record whose id is tombstoned is treated as forgotten by every
+read path, so an interrupted forget can never resurface.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import ids
+from .audit import AuditLog, default_actor
+from .config import (
+    CONFIG_FILE,
+    DECLARATION_FILE,
+    DEFAULT_CONFIG,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    Config,
+    Declaration,
+    read_config,
+    read_declaration,
+)
+from .errors import (
+    ConflictError,
+    NotFoundError,
+    RecordParseError,
+    StoreInvalidError,
+    StoreNotFoundError,
+    TombstonedError,
+    ValidationError,
+)
+from .fsutil import atomic_write, ensure_dir, fsync_dir, remove_file
+from .lock import WriterLock
+from .record import (
+    STATUSES,
+    Record,
+    canonical_body,
+    dump_record,
+    make_record,
+    match_digest,
+    read_record_file,
+    validate_record,
+)
+from .timeutil import format_time, now, parse_time
+from .tombstones import Tombstone, TombstoneSet
+
+RECORDS_DIR = "records"
+TOMBSTONES_DIR = "tombstones"
+LOG_DIR = "log"
+STATE_DIR = "state"
+LOCAL_DIR = ".mem"
+STORE_ENV = "MEM_STORE"
+LOCK_TIMEOUT_ENV = "MEM_LOCK_TIMEOUT"
+
+DEFAULT_STATUSES: tuple[str, ...] = ("active", "candidate")
+
+
+def _writer() -> str:
+    from mem import __version__
+
+    return f"mem {__version__}"
+
+
+def source_key(source: Mapping[str, Any]) -> str | None:
+    """A digest that identifies the outside item a record came from (import or capture).
+
+    Imports are identified by (system, original_id); captures by (transcript, conversation,
+    turn, pattern). Tombstones keep this key so that a forgotten item is not brought back by
+    re-importing or re-capturing its source, even if the source's wording changed.
+    """
+    system, orig = source.get("system"), source.get("original_id")
+    if system and orig is not None:
+        basis = f"import\x00{system}\x00{orig}"
+    elif source.get("type") == "capture" and source.get("turn") is not None:
+        basis = "capture\x00{}\x00{}\x00{}\x00{}".format(
+            source.get("transcript", ""),
+            source.get("conversation", ""),
+            source.get("turn"),
+            source.get("pattern", ""),
+        )
+    else:
+        return None
+    return "sha256:" + hashlib.sha256(basis.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One committed change, as given to index listeners."""
+
+    op: str  # "put" (added or rewritten) or "delete"
+    id: str
+    scope: str
+    record: Record | None = None
+    old_scope: str | None = None
+
+
+@dataclass
+class RecordFilter:
+    """Which records a listing (or search) considers. ``None`` means "no restriction"."""
+
+    scopes: Sequence[str] | None = None
+    kinds: Sequence[str] | None = None
+    statuses: Sequence[str] | None = None  # None: the default for the time filters used
+    tags: Sequence[str] | None = None  # all of these
+    as_of: _dt.datetime | None = None  # world time: valid_from <= t < valid_to
+    known_at: _dt.datetime | None = None  # record time: recorded_at <= t < superseded_at
+    recorded_after: _dt.datetime | None = None
+    recorded_before: _dt.datetime | None = None
+    ids: Sequence[str] | None = None
+
+    def effective_statuses(self) -> tuple[str, ...]:
+        if self.statuses is not None:
+            return tuple(self.statuses)
+        if self.as_of is not None or self.known_at is not None:
+            return ("active", "candidate", "superseded")
+        return DEFAULT_STATUSES
+
+    def matches(self, r: Record) -> bool:
+        if self.kinds is not None and r.kind not in self.kinds:
+            return False
+        if r.status not in self.effective_statuses():
+            return False
+        if self.tags and not set(self.tags).issubset(r.tags):
+            return False
+        if self.ids is not None and r.id not in self.ids:
+            return False
+        if self.as_of is not None:
+            if r.valid_from is not None and r.valid_from > self.as_of:
+                return False
+            if r.valid_to is not None and r.valid_to <= self.as_of:
+                return False
+        if self.known_at is not None:
+            if r.recorded_at > self.known_at:
+                return False
+            if r.superseded_at is not None and r.superseded_at <= self.known_at:
+                return False
+        if self.recorded_after is not None and r.recorded_at < self.recorded_after:
+            return False
+        return not (self.recorded_before is not None and r.recorded_at >= self.recorded_before)
+
+
+@dataclass
+class ForgetPlan:
+    """What a forget removes: the requested records and everything derived from them."""
+
+    requested: list[Record] = field(default_factory=list)
+    cascade: list[tuple[Record, str]] = field(default_factory=list)  # (record, derived from id)
+
+    @property
+    def records(self) -> list[Record]:
+        return self.requested + [r for r, _ in self.cascade]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requested": [_brief(r) for r in self.requested],
+            "cascade": [dict(_brief(r), derived_from=src) for r, src in self.cascade],
+            "count": len(self.records),
+        }
+
+
+def _brief(r: Record) -> dict[str, Any]:
+    return {"id": r.id, "scope": r.scope, "kind": r.kind, "status": r.status, "content": r.content}
+
+
+def find_store_root(start: Path | None = None) -> Path:
+    """The store containing ``start`` (default: ``$MEM_STORE`` or the current directory)."""
+    env = os.environ.get(STORE_ENV)
+    if start is None and env:
+        p = Path(env).expanduser()
+        if not (p / DECLARATION_FILE).exists():
+            raise StoreNotFoundError(
+                f"{STORE_ENV} names {p}, which is not a mem store",
+                path=p,
+                hint="run `mem init` there, or unset MEM_STORE",
+            )
+        return p
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / DECLARATION_FILE).is_file():
+            return d
+    raise StoreNotFoundError(
+        "no mem store here or in any parent directory",
+        path=here,
+        hint="run `mem init`, pass --store DIR, or set MEM_STORE",
+    )
+
+
+class Store:
+    """An open store. Reads need no lock; every write takes the store-wide writer lock."""
+
+    def __init__(self, root: Path, *, lock_timeout: float | None = None, actor: str | None = None):
+        self.root = root
+        self.declaration: Declaration = read_declaration(root)
+        self.config: Config = read_config(root)
+        rec_dir = root / RECORDS_DIR
+        if rec_dir.is_symlink():
+            raise StoreInvalidError("records/ is a symbolic link; refusing to follow it", path=rec_dir)
+        if lock_timeout is None:
+            env = os.environ.get(LOCK_TIMEOUT_ENV)
+            try:
+                lock_timeout = float(env) if env else 10.0
+            except ValueError:
+                raise ValidationError(f"{LOCK_TIMEOUT_ENV}={env!r} is not a number") from None
+        self.lock = WriterLock(self.local_dir / "lock", timeout=lock_timeout)
+        self.actor = actor or default_actor()
+        self.tombstones = TombstoneSet(root / TOMBSTONES_DIR)
+        self._log: AuditLog | None = None
+        self.listeners: list[Callable[[list[Change]], None]] = []
+        self._batch: list[Change] | None = None
+        self._batch_depth = 0
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path | None = None,
+        *,
+        lock_timeout: float | None = None,
+        actor: str | None = None,
+    ) -> Store:
+        """Open the store at ``path``, or the one found from the current directory upward."""
+        if path is not None:
+            root = Path(path).expanduser()
+            if not root.is_dir():
+                raise StoreNotFoundError("no such directory", path=root)
+            if not (root / DECLARATION_FILE).exists():
+                raise StoreNotFoundError(
+                    "not a mem store (no memstore.json)", path=root, hint="run `mem init` there"
+                )
+        else:
+            root = find_store_root()
+        return cls(root.resolve(), lock_timeout=lock_timeout, actor=actor)
+
+    @classmethod
+    def init(cls, path: str | Path, *, actor: str | None = None, exist_ok: bool = False) -> Store:
+        """Create a new, empty store at ``path`` (the directory may exist and be empty)."""
+        root = Path(path).expanduser()
+        decl_path = root / DECLARATION_FILE
+        if decl_path.exists():
+            if exist_ok:
+                return cls.open(root, actor=actor)
+            raise ConflictError("a mem store already exists here", path=root)
+        ensure_dir(root)
+        root = root.resolve()
+        for sub in (RECORDS_DIR, TOMBSTONES_DIR, LOG_DIR, STATE_DIR, LOCAL_DIR):
+            ensure_dir(root / sub)
+        for sub in (RECORDS_DIR, TOMBSTONES_DIR, LOG_DIR, STATE_DIR):
+            keep = root / sub / ".gitkeep"
+            if not keep.exists():
+                atomic_write(keep, b"")
+        atomic_write(root / LOCAL_DIR / ".gitignore", "# local and derived data: never commit\n*\n")
+        if not (root / CONFIG_FILE).exists():
+            atomic_write(root / CONFIG_FILE, DEFAULT_CONFIG)
+        decl = Declaration(FORMAT_NAME, FORMAT_VERSION, (), format_time(now()))
+        atomic_write(decl_path, decl.to_json())
+        store = cls(root, actor=actor)
+        with store.lock:
+            store.log.append("init", detail={"format": FORMAT_NAME, "version": FORMAT_VERSION})
+        return store
+
+    # -- paths and local state ------------------------------------------------------------------
+
+    @property
+    def records_dir(self) -> Path:
+        return self.root / RECORDS_DIR
+
+    @property
+    def local_dir(self) -> Path:
+        d = self.root / LOCAL_DIR
+        if not d.is_dir():
+            ensure_dir(d)
+            atomic_write(d / ".gitignore", "# local and derived data: never commit\n*\n")
+        return d
+
+    @property
+    def index_dir(self) -> Path:
+        return self.local_dir / "index"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    @property
+    def clone_id(self) -> str:
+        p = self.local_dir / "clone-id"
+        try:
+            cid = p.read_text("utf-8").strip()
+            if cid and all(c in "0123456789abcdef" for c in cid):
+                return cid
+        except FileNotFoundError:
+            pass
+        cid = os.urandom(8).hex()
+        atomic_write(p, cid + "\n")
+        return cid
+
+    @property
+    def log(self) -> AuditLog:
+        if self._log is None:
+            self._log = AuditLog(self.root / LOG_DIR, self.clone_id, self.actor)
+        return self._log
+
+    def record_path(self, scope: str, record_id: str) -> Path:
+        return self.records_dir / ids.check_scope(scope) / f"{ids.check_id(record_id)}.md"
+
+    def scopes(self) -> list[str]:
+        """Scopes that have a records folder."""
+        try:
+            entries = os.scandir(self.records_dir)
+        except FileNotFoundError:
+            return []
+        with entries:
+            return sorted(
+                e.name
+                for e in entries
+                if e.is_dir(follow_symlinks=False) and ids.SCOPE_RE.match(e.name)
+            )
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def iter_paths(self, scopes: Iterable[str] | None = None) -> Iterator[tuple[str, str, Path]]:
+        """(scope, id, path) of every record file, in id order within each scope.
+
+        Files that are not named like a record (``<ID>.md``) are skipped here; ``verify``
+        reports them. Symbolic links are never followed.
+        """
+        for scope in self.scopes() if scopes is None else [ids.check_scope(s) for s in scopes]:
+            d = self.records_dir / scope
+            try:
+                it = os.scandir(d)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            with it:
+                names = sorted(
+                    e.name for e in it if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
+                )
+            for name in names:
+                rid = name[:-3]
+                if ids.ID_RE.match(rid):
+                    yield scope, rid, d / name
+
+    def is_forgotten(self, scope: str, record_id: str) -> bool:
+        return self.tombstones.is_id_tombstoned(scope, record_id)
+
+    def read_path(self, path: Path) -> Record:
+        rec, _ = read_record_file(path)
+        return rec
+
+    def iter_records(
+        self,
+        scopes: Iterable[str] | None = None,
+        *,
+        on_error: Callable[[RecordParseError], None] | None = None,
+    ) -> Iterator[Record]:
+        """Every live record (optionally of some scopes).
+
+        A record that cannot be parsed raises, unless ``on_error`` is given (then it is passed
+        there and skipped). Records whose id is tombstoned are never yielded.
+        """
+        for scope, rid, path in self.iter_paths(scopes):
+            if self.tombstones.is_id_tombstoned(scope, rid):
+                continue
+            try:
+                rec = self.read_path(path)
+            except FileNotFoundError:
+                continue  # removed while we listed
+            except RecordParseError as exc:
+                if on_error is None:
+                    raise
+                on_error(exc)
+                continue
+            if rec.id != rid or rec.scope != scope:
+                exc2 = RecordParseError(
+                    f"file name and frontmatter disagree (file says {scope}/{rid}, "
+                    f"frontmatter says {rec.scope}/{rec.id})",
+                    path=path,
+                )
+                if on_error is None:
+                    raise exc2
+                on_error(exc2)
+                continue
+            yield rec
+
+    def find_path(self, record_id: str, scope: str | None = None) -> Path | None:
+        rid = ids.check_id(record_id)
+        for s in [scope] if scope else self.scopes():
+            p = self.records_dir / s / f"{rid}.md"
+            if p.is_file() and not p.is_symlink():
+                return p
+        return None
+
+    def get(self, record_id: str, scope: str | None = None) -> Record:
+        """The live record with this id (optionally required to be in ``scope``)."""
+        rid = ids.normalize_id(record_id)
+        ids.check_id(rid)
+        if scope is not None:
+            ids.check_scope(scope)
+        p = self.find_path(rid, scope)
+        if p is None or self.tombstones.is_id_tombstoned(p.parent.name, rid):
+            t = self.tombstones.find_id(rid)
+            if t is not None and (scope is None or t.scope == scope):
+                raise NotFoundError(f"record {rid} was forgotten on {t.forgotten_at}")
+            where = f" in scope {scope!r}" if scope else ""
+            raise NotFoundError(f"no record {rid}{where}")
+        rec = self.read_path(p)
+        if rec.id != rid or rec.scope != p.parent.name:
+            raise RecordParseError("file name and frontmatter disagree", path=p)
+        return rec
+
+    def list(self, flt: RecordFilter | None = None, *, limit: int | None = None) -> list[Record]:
+        """Records matching ``flt``, newest first (by record time, then id)."""
+        flt = flt or RecordFilter()
+        out = [r for r in self.iter_records(flt.scopes) if flt.matches(r)]
+        out.sort(key=lambda r: (r.recorded_at, r.id), reverse=True)
+        return out[:limit] if limit is not None else out
+
+    def derived_index(self, scopes: Iterable[str] | None = None) -> dict[str, list[Record]]:
+        """source id -> records that list it in ``derived_from``."""
+        out: dict[str, list[Record]] = {}
+        for r in self.iter_records(scopes):
+            for src in r.derived_from:
+                out.setdefault(src, []).append(r)
+        return out
+
+    def source_keys(self, scopes: Iterable[str] | None = None) -> dict[str, str]:
+        """source key (see :func:`source_key`) -> record id, over all live records."""
+        out: dict[str, str] = {}
+        for r in self.iter_records(scopes):
+            k = source_key(r.source)
+            if k is not None:
+                out[k] = r.id
+        return out
+
+    # -- write machinery ------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Store]:
+        """Group many writes: one lock, deferred fsync and one index update at the end."""
+        self.lock.acquire()
+        outer = self._batch is None
+        if outer:
+            self._batch = []
+        self._batch_depth += 1
+        try:
+            yield self
+        finally:
+            self._batch_depth -= 1
+            changes: list[Change] = []
+            if outer:
+                changes, self._batch = self._batch or [], None
+            try:
+                if outer and changes:
+                    os.sync()
+                    self.log.sync()
+            finally:
+                self.lock.release()
+            if outer and changes:
+                self._notify(changes)
+
+    @property
+    def _sync(self) -> bool:
+        return self._batch is None
+
+    def _notify(self, changes: list[Change]) -> None:
+        if self._batch is not None:
+            self._batch.extend(changes)
+            return
+        for fn in list(self.listeners):
+            fn(changes)
+
+    def _write_file(self, rec: Record) -> Path:
+        path = self.record_path(rec.scope, rec.id)
+        d = path.parent
+        if not d.is_dir():
+            ensure_dir(d, self.config.dir_mode)
+        atomic_write(path, dump_record(rec), self.config.file_mode, sync=self._sync)
+        return path
+
+    def check_not_tombstoned(self, rec: Record) -> None:
+        """Refuse a record whose id or normalized content (or source item) was forgotten."""
+        t = self.tombstones.load(rec.scope)
+        if rec.id in t.ids:
+            raise TombstonedError(
+                f"record id {rec.id} was forgotten in scope {rec.scope!r}; it cannot come back"
+            )
+        hit = t.digests.get(rec.match_digest)
+        if hit is not None:
+            raise TombstonedError(
+                f"this content was forgotten in scope {rec.scope!r} (tombstone {hit})",
+                hint="pass --allow-forgotten (logged) if you really mean to store it again",
+            )
+        key = source_key(rec.source)
+        if key is not None and key in t.digests:
+            raise TombstonedError(
+                f"the source item of this record was forgotten in scope {rec.scope!r} "
+                f"(tombstone {t.digests[key]})"
+            )
+
+    def _admit(self, rec: Record, allow_tombstoned: bool, reason: str | None) -> None:
+        try:
+            self.check_not_tombstoned(rec)
+        except TombstonedError:
+            t = self.tombstones.load(rec.scope)
+            if not allow_tombstoned or rec.id in t.ids:
+                raise
+            digest = rec.match_digest
+            self.tombstones.lift(
+                rec.scope, digest, rec.id, format_time(now()), reason or "explicit override", self.actor
+            )
+            self.log.append(
+                "lift-tombstone",
+                id=rec.id,
+                scope=rec.scope,
+                after=digest,
+                detail={"reason": reason or "explicit override"},
+            )
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def put(
+        self,
+        rec: Record,
+        *,
+        op: str = "add",
+        detail: Mapping[str, Any] | None = None,
+        allow_tombstoned: bool = False,
+        override_reason: str | None = None,
+    ) -> Record:
+        """Write a new record (already built). Refuses an existing id and forgotten content."""
+        rec = validate_record(rec)
+        with self.lock:
+            if self.find_path(rec.id) is not None:
+                raise ConflictError(f"a record with id {rec.id} already exists")
+            self._admit(rec, allow_tombstoned, override_reason)
+            self._write_file(rec)
+            self.log.append(
+                op, id=rec.id, scope=rec.scope, after=rec.digest, detail=dict(detail or {}), sync=self._sync
+            )
+        self._notify([Change("put", rec.id, rec.scope, rec)])
+        return rec
+
+    def add(
+        self,
+        content: str,
+        *,
+        scope: str,
+        kind: str = "note",
+        status: str = "active",
+        confidence: float = 1.0,
+        tags: Iterable[str] = (),
+        derived_from: Iterable[str] = (),
+        valid_from: object = None,
+        valid_to: object = None,
+        recorded_at: object = None,
+        source: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        allow_tombstoned: bool = False,
+        override_reason: str | None = None,
+        op: str = "add",
+    ) -> Record:
+        """Create a record. ``derived_from`` ids must exist (lineage is never dangling)."""
+        src = dict(source or {"type": "api"})
+        src.setdefault("type", "api")
+        src.setdefault("writer", _writer())
+        derived = tuple(ids.normalize_id(d) for d in derived_from)
+        for d in derived:
+            if self.find_path(d) is None:
+                raise NotFoundError(f"derived_from names {d}, which is not a live record")
+        rec = make_record(
+            scope=scope,
+            kind=kind,
+            content=content,
+            status=status,
+            confidence=confidence,
+            tags=list(tags),
+            valid_from=valid_from,
+            valid_to=valid_to,
+            recorded_at=recorded_at,
+            derived_from=derived,
+            source=src,
+            extra=extra,
+        )
+        return self.put(rec, op=op, allow_tombstoned=allow_tombstoned, override_reason=override_reason)
+
+    def _rewrite(
+        self, old: Record, new: Record, op: str, detail: Mapping[str, Any] | None = None
+    ) -> Record:
+        """Write a changed version of an existing record (same id), moving it if the scope changed."""
+        new = validate_record(new)
+        if new.id != old.id:
+            raise ValidationError("a record's id cannot change")
+        self._write_file(new)
+        moved = new.scope != old.scope
+        if moved:
+            remove_file(self.record_path(old.scope, old.id), sync=self._sync)
+        self.log.append(
+            op,
+            id=new.id,
+            scope=new.scope,
+            before=old.digest,
+            after=new.digest,
+            detail=dict(detail or {}, **({"from_scope": old.scope} if moved else {})),
+            sync=self._sync,
+        )
+        self._notify([Change("put", new.id, new.scope, new, old.scope if moved else None)])
+        return new
+
+    def update(
+        self,
+        record_id: str,
+        *,
+        content: str | None = None,
+        kind: str | None = None,
+        scope: str | None = None,
+        confidence: float | None = None,
+        tags: Iterable[str] | None = None,
+        add_tags: Iterable[str] = (),
+        remove_tags: Iterable[str] = (),
+        valid_from: object = ...,
+        valid_to: object = ...,
+        source_update: Mapping[str, Any] | None = None,
+        allow_tombstoned: bool = False,
+        override_reason: str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> Record:
+        """Change fields of a record in place (content corrections, tags, validity...).
+
+        Use :meth:`supersede` when the world changed (a new fact replaces an old one); use
+        ``update`` when the record was wrong or incomplete.
+        """
+        with self.lock:
+            old = self.get(record_id)
+            t = set(old.tags) if tags is None else set(tags)
+            t |= set(add_tags)
+            t -= set(remove_tags)
+            changes: dict[str, Any] = {"tags": tuple(t), "updated_at": now()}
+            if content is not None:
+                changes["content"] = canonical_body(content)
+            if kind is not None:
+                changes["kind"] = ids.check_kind(kind)
+            if scope is not None:
+                changes["scope"] = ids.check_scope(scope)
+            if confidence is not None:
+                changes["confidence"] = confidence
+            if valid_from is not ...:
+                changes["valid_from"] = parse_time(valid_from, "valid_from") if valid_from else None
+            if valid_to is not ...:
+                changes["valid_to"] = parse_time(valid_to, "valid_to") if valid_to else None
+            if source_update:
+                changes["source"] = {**old.source, **source_update}
+            new = validate_record(old.with_changes(**changes))
+            if new == old.with_changes(updated_at=new.updated_at):
+                return old  # nothing changed: no write, no git diff
+            if content is not None or new.scope != old.scope:
+                self._admit(new, allow_tombstoned, override_reason)
+            if scope is not None and scope != old.scope and self.find_path(old.id, scope):
+                raise ConflictError(f"record {old.id} already exists in scope {scope!r}")
+            return self._rewrite(old, new, "update", detail)
+
+    def replace(self, new: Record, *, op: str = "update", detail: Mapping[str, Any] | None = None,
+                allow_tombstoned: bool = False) -> Record:
+        """Replace a record by an edited version of it (``mem edit``); id must be unchanged."""
+        with self.lock:
+            old = self.get(new.id)
+            new = validate_record(new.with_changes(updated_at=now()))
+            if new.with_changes(updated_at=None) == old.with_changes(updated_at=None):
+                return old
+            if new.match_digest != old.match_digest or new.scope != old.scope:
+                self._admit(new, allow_tombstoned, None)
+            return self._rewrite(old, new, op, detail)
+
+    def set_status(self, record_id: str, status: str, *, reason: str | None = None) -> Record:
+        """Accept (-> active) or reject (-> rejected) a record."""
+        if status not in ("active", "rejected"):
+            raise ValidationError("set_status takes 'active' or 'rejected'; use supersede for superseded")
+        op = "accept" if status == "active" else "reject"
+        with self.lock:
+            old = self.get(record_id)
+            if old.status == status:
+                return old
+            allowed = {"active": ("candidate", "rejected"), "rejected": ("candidate", "active")}
+            if old.status not in allowed[status]:
+                raise ConflictError(
+                    f"record {old.id} is {old.status}; it cannot be {op}ed "
+                    f"(only a {' or '.join(allowed[status])} record can)"
+                )
+            new = old.with_changes(status=status, updated_at=now())
+            return self._rewrite(old, new, op, {"reason": reason} if reason else None)
+
+    def accept(self, record_id: str, *, reason: str | None = None) -> Record:
+        return self.set_status(record_id, "active", reason=reason)
+
+    def reject(self, record_id: str, *, reason: str | None = None) -> Record:
+        return self.set_status(record_id, "rejected", reason=reason)
+
+    def supersede(
+        self,
+        old_id: str,
+        content: str,
+        *,
+        kind: str | None = None,
+        tags: Iterable[str] | None = None,
+        confidence: float | None = None,
+        valid_from: object = None,
+        reason: str | None = None,
+        source: Mapping[str, Any] | None = None,
+        status: str = "active",
+    ) -> tuple[Record, Record]:
+        """Record that ``content`` replaces the record ``old_id`` from ``valid_from`` (default now).
+
+        The new record is written first (``supersedes: [old]``), then the old one becomes
+        ``superseded`` with ``superseded_by``, ``superseded_at`` and ``valid_to``. Returns
+        (new, old).
+        """
+        with self.lock:
+            old = self.get(old_id)
+            if old.status not in ("active", "candidate"):
+                raise ConflictError(f"record {old.id} is {old.status}; only an active or candidate record can be superseded")
+            t = now()
+            vf = parse_time(valid_from, "valid_from") if valid_from else t
+            src = dict(source or {"type": "api"})
+            src.setdefault("writer", _writer())
+            new = make_record(
+                scope=old.scope,
+                kind=kind or old.kind,
+                content=content,
+                status=status,
+                confidence=old.confidence if confidence is None else confidence,
+                tags=list(old.tags if tags is None else tags),
+                valid_from=vf,
+                recorded_at=t,
+                supersedes=(old.id,),
+                derived_from=old.derived_from,
+                source=src,
+            )
+            if new.match_digest == old.match_digest:
+                raise ConflictError("the new content is the same as the old record's")
+            self._admit(new, False, None)
+            self._write_file(new)
+            self.log.append(
+                "supersede",
+                id=new.id,
+                scope=new.scope,
+                after=new.digest,
+                detail={"supersedes": old.id, **({"reason": reason} if reason else {})},
+                sync=self._sync,
+            )
+            old_new = old.with_changes(
+                status="superseded",
+                superseded_by=new.id,
+                superseded_at=t,
+                valid_to=old.valid_to if old.valid_to and old.valid_to <= vf else vf,
+                updated_at=t,
+            )
+            if old_new.valid_from and old_new.valid_to and old_new.valid_to < old_new.valid_from:
+                old_new = old_new.with_changes(valid_to=old_new.valid_from)
+            self._write_file(old_new)
+            self.log.append(
+                "update",
+                id=old.id,
+                scope=old.scope,
+                before=old.digest,
+                after=old_new.digest,
+                detail={"superseded_by": new.id, **({"reason": reason} if reason else {})},
+                sync=self._sync,
+            )
+        self._notify([Change("put", new.id, new.scope, new), Change("put", old.id, old.scope, old_new)])
+        return new, old_new
+
+    # -- forgetting -----------------------------------------------------------------------------
+
+    def plan_forget(self, record_ids: Iterable[str], scope: str | None = None) -> ForgetPlan:
+        """The records a forget of ``record_ids`` removes, with the cascade through lineage."""
+        plan = ForgetPlan()
+        seen: set[str] = set()
+        for rid in record_ids:
+            rec = self.get(rid, scope)
+            if rec.id not in seen:
+                seen.add(rec.id)
+                plan.requested.append(rec)
+        derived = self.derived_index()
+        queue = [r.id for r in plan.requested]
+        while queue:
+            src = queue.pop(0)
+            for child in sorted(derived.get(src, []), key=lambda r: r.id):
+                if child.id in seen:
+                    continue
+                seen.add(child.id)
+                plan.cascade.append((child, src))
+                queue.append(child.id)
+        return plan
+
+    def forget(
+        self,
+        record_ids: Iterable[str],
+        *,
+        reason: str = "",
+        scope: str | None = None,
+        dry_run: bool = False,
+    ) -> ForgetPlan:
+        """Forget records and everything derived from them; returns what was (or would be) removed.
+
+        For each record: the tombstone is appended and synced, then the file is removed, then
+        the event is logged, then the indexes drop it. Content never reaches the tombstone or
+        the log.
+        """
+        with self.lock:
+            plan = self.plan_forget(record_ids, scope)
+            if dry_run:
+                return plan
+            at = format_time(now())
+            changes: list[Change] = []
+            cascade_src = {r.id: src for r, src in plan.cascade}
+            for rec in plan.records:
+                self.tombstones.add(
+                    Tombstone(
+                        id=rec.id,
+                        scope=rec.scope,
+                        digest=rec.match_digest,
+                        forgotten_at=at,
+                        reason=reason,
+                        actor=self.actor,
+                        cascade_of=cascade_src.get(rec.id),
+                        source_key=source_key(rec.source),
+                    ),
+                    sync=self._sync,
+                )
+                remove_file(self.record_path(rec.scope, rec.id), sync=self._sync)
+                detail: dict[str, Any] = {"reason": reason}
+                if rec.id in cascade_src:
+                    detail["cascade_of"] = cascade_src[rec.id]
+                self.log.append(
+                    "forget", id=rec.id, scope=rec.scope, before=rec.digest, detail=detail, sync=self._sync
+                )
+                changes.append(Change("delete", rec.id, rec.scope))
+        self._notify(changes)
+        return plan
+
+    def complete_interrupted_forgets(self) -> list[str]:
+        """Remove record files whose id is tombstoned (a forget that crashed before removal)."""
+        done: list[str] = []
+        with self.lock:
+            for scope in self.tombstones.scopes():
+                for rid in list(self.tombstones.load(scope).ids):
+                    p = self.records_dir / scope / f"{rid}.md"
+                    if p.exists():
+                        before = None
+                        with contextlib.suppress(RecordParseError, OSError):
+                            before = self.read_path(p).digest
+                        remove_file(p)
+                        self.log.append(
+                            "forget", id=rid, scope=scope, before=before,
+                            detail={"reason": "completing an interrupted forget"},
+                        )
+                        done.append(rid)
+                        self._notify([Change("delete", rid, scope)])
+        return done
+
+    # -- summaries ------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        by_scope: dict[str, int] = {}
+        by_kind: dict[str, int] = {}
+        by_status: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        total = 0
+        for r in self.iter_records(on_error=lambda e: None):
+            total += 1
+            by_scope[r.scope] = by_scope.get(r.scope, 0) + 1
+            by_kind[r.kind] = by_kind.get(r.kind, 0) + 1
+            by_status[r.status] = by_status.get(r.status, 0) + 1
+        tomb = sum(1 for _ in self.tombstones)
+        return {
+            "store": str(self.root),
+            "format": self.declaration.format,
+            "version": self.declaration.version,
+            "records": total,
+            "by_scope": dict(sorted(by_scope.items())),
+            "by_kind": dict(sorted(by_kind.items())),
+            "by_status": by_status,
+            "tombstones": tomb,
+        }
+
+
+def open_store(path: str | Path | None = None, **kwargs: Any) -> Store:
+    """Open a store (see :meth:`Store.open`)."""
+    return Store.open(path, **kwargs)
+
+
+__all__ = [
+    "Change",
+    "ForgetPlan",
+    "RecordFilter",
+    "Store",
+    "find_store_root",
+    "match_digest",
+    "open_store",
+    "source_key",
+]

@@ -1,0 +1,72 @@
+"""Time values of the format: RFC 3339 in UTC with millisecond precision, ``Z`` suffix."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from .errors import ValidationError
+
+UTC = _dt.UTC
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def now() -> _dt.datetime:
+    """The current time, truncated to milliseconds (what the format can represent)."""
+    t = _dt.datetime.now(UTC)
+    return t.replace(microsecond=(t.microsecond // 1000) * 1000)
+
+
+def format_time(t: _dt.datetime) -> str:
+    """Canonical text of a time: ``2026-11-29T23:59:01.123Z``."""
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    t = t.astimezone(UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) -> _dt.datetime:
+    """Parse an RFC 3339 / ISO 8601 time, a date, or an epoch number.
+
+    A time without an offset is read as UTC (``naive_is_utc``) or refused. The result is
+    timezone-aware and truncated to milliseconds.
+    """
+    if isinstance(value, _dt.datetime):
+        t = value
+    elif isinstance(value, _dt.date):
+        t = _dt.datetime(value.year, value.month, value.day, tzinfo=UTC)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        secs = float(value)
+        if secs > 1e11:  # epoch milliseconds
+            secs /= 1000.0
+        try:
+            t = _dt.datetime.fromtimestamp(secs, UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise ValidationError(f"{what} {value!r} is not a valid epoch time") from exc
+    elif isinstance(value, str):
+        s = value.strip()
+        if _DATE_ONLY.match(s):
+            s += "T00:00:00+00:00"
+        if s.endswith(("Z", "z")):
+            s = s[:-1] + "+00:00"
+        try:
+            t = _dt.datetime.fromisoformat(s)
+        except ValueError as exc:
+            raise ValidationError(
+                f"{what} {value!r} is not a valid time (use RFC 3339, e.g. 2026-01-31T12:00:00Z, "
+                "or a date such as 2026-01-31)"
+            ) from exc
+    else:
+        raise ValidationError(f"{what} {value!r} is not a valid time")
+    if t.tzinfo is None:
+        if not naive_is_utc:
+            raise ValidationError(f"{what} {value!r} has no time zone offset")
+        t = t.replace(tzinfo=UTC)
+    t = t.astimezone(UTC)
+    return t.replace(microsecond=(t.microsecond // 1000) * 1000)
+
+
+def parse_opt_time(value: object, what: str = "time") -> _dt.datetime | None:
+    if value is None or value == "":
+        return None
+    return parse_time(value, what)
