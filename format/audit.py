@@ -30,6 +30,7 @@ OPS = (
     "supersede",
     "accept",
     "reject",
+    "reopen",
     "forget",
     "lift-tombstone",
     "import",

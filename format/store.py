@@ -49,7 +49,7 @@ from .errors import (
     TombstonedError,
     ValidationError,
 )
-from .fsutil import atomic_write, ensure_dir, fsync_dir, remove_file
+from .fsutil import atomic_write, ensure_dir, remove_file
 from .lock import WriterLock
 from .record import (
     STATUSES,
@@ -642,6 +642,7 @@ class Store:
         allow_tombstoned: bool = False,
         override_reason: str | None = None,
         detail: Mapping[str, Any] | None = None,
+        op: str = "update",
     ) -> Record:
         """Change fields of a record in place (content corrections, tags, validity...).
 
@@ -675,7 +676,7 @@ class Store:
                 self._admit(new, allow_tombstoned, override_reason)
             if scope is not None and scope != old.scope and self.find_path(old.id, scope):
                 raise ConflictError(f"record {old.id} already exists in scope {scope!r}")
-            return self._rewrite(old, new, "update", detail)
+            return self._rewrite(old, new, op, detail)
 
     def replace(self, new: Record, *, op: str = "update", detail: Mapping[str, Any] | None = None,
                 allow_tombstoned: bool = False) -> Record:
@@ -690,15 +691,21 @@ class Store:
             return self._rewrite(old, new, op, detail)
 
     def set_status(self, record_id: str, status: str, *, reason: str | None = None) -> Record:
-        """Accept (-> active) or reject (-> rejected) a record."""
-        if status not in ("active", "rejected"):
-            raise ValidationError("set_status takes 'active' or 'rejected'; use supersede for superseded")
-        op = "accept" if status == "active" else "reject"
+        """Accept (-> active), reject (-> rejected) or reopen (-> candidate, e.g. undo in review)."""
+        if status not in ("active", "rejected", "candidate"):
+            raise ValidationError(
+                "set_status takes 'active', 'rejected' or 'candidate'; use supersede for superseded"
+            )
+        op = {"active": "accept", "rejected": "reject", "candidate": "reopen"}[status]
         with self.lock:
             old = self.get(record_id)
             if old.status == status:
                 return old
-            allowed = {"active": ("candidate", "rejected"), "rejected": ("candidate", "active")}
+            allowed = {
+                "active": ("candidate", "rejected"),
+                "rejected": ("candidate", "active"),
+                "candidate": ("active", "rejected"),
+            }
             if old.status not in allowed[status]:
                 raise ConflictError(
                     f"record {old.id} is {old.status}; it cannot be {op}ed "
@@ -712,6 +719,10 @@ class Store:
 
     def reject(self, record_id: str, *, reason: str | None = None) -> Record:
         return self.set_status(record_id, "rejected", reason=reason)
+
+    def reopen(self, record_id: str, *, reason: str | None = None) -> Record:
+        """Put an accepted or rejected record back to ``candidate`` (logged as ``reopen``)."""
+        return self.set_status(record_id, "candidate", reason=reason)
 
     def supersede(
         self,
