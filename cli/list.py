@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from mem.format.store import RecordFilter
+
 from .common import emit_json, open_store, parse_time_option, split_csv
 
 STATUS_HELP = "Status(es): candidate, active, superseded, rejected, or 'all' (default: active,candidate)."
@@ -18,10 +20,8 @@ def build_filter(
     tag: list[str] | None,
     as_of: str | None,
     known_at: str | None,
-):  # type: ignore[no-untyped-def]
+) -> RecordFilter:
     from mem.format.record import STATUSES
-    from mem.format.store import RecordFilter
-
     statuses = split_csv(status)
     if statuses and "all" in statuses:
         statuses = list(STATUSES)

@@ -197,7 +197,8 @@ def verify_chain(path: Path) -> list[ChainProblem]:
                 )
             )
         prev = h if isinstance(h, str) else None
-        expect_seq = (ev.get("seq") if isinstance(ev.get("seq"), int) else expect_seq) + 1
+        seq = ev.get("seq")
+        expect_seq = (seq if isinstance(seq, int) else expect_seq) + 1
     if tail is not None:
         problems.append(
             ChainProblem(

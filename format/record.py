@@ -424,13 +424,13 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
 
         def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
             if self.check_event(yaml.AliasEvent):
-                ev = self.peek_event()
+                ev = self.peek_event()  # type: ignore[no-untyped-call]
                 raise RecordParseError(
                     "YAML aliases are not allowed in a record",
                     path=path,
                     line=line_offset + ev.start_mark.line + 1,
                 )
-            ev = self.peek_event()
+            ev = self.peek_event()  # type: ignore[no-untyped-call]
             if getattr(ev, "anchor", None):
                 raise RecordParseError(
                     "YAML anchors are not allowed in a record",
@@ -440,7 +440,7 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
             return super().compose_node(parent, index)
 
     try:
-        data = yaml.load(fm, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(fm, Loader=_Loader)
     except RecordParseError:
         raise
     except yaml.MarkedYAMLError as exc:

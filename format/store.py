@@ -18,6 +18,7 @@ read path, so an interrupted forget can never resurface.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import datetime as _dt
 import hashlib
@@ -225,8 +226,8 @@ class Store:
         self.actor = actor or default_actor()
         self.tombstones = TombstoneSet(root / TOMBSTONES_DIR)
         self._log: AuditLog | None = None
-        self.listeners: list[Callable[[list[Change]], None]] = []
-        self._batch: list[Change] | None = None
+        self.listeners: builtins.list[Callable[[builtins.list[Change]], None]] = []
+        self._batch: builtins.list[Change] | None = None
         self._batch_depth = 0
 
     # -- opening -------------------------------------------------------------------------------
@@ -323,7 +324,7 @@ class Store:
     def record_path(self, scope: str, record_id: str) -> Path:
         return self.records_dir / ids.check_scope(scope) / f"{ids.check_id(record_id)}.md"
 
-    def scopes(self) -> list[str]:
+    def scopes(self) -> builtins.list[str]:
         """Scopes that have a records folder."""
         try:
             entries = os.scandir(self.records_dir)
@@ -427,16 +428,16 @@ class Store:
             raise RecordParseError("file name and frontmatter disagree", path=p)
         return rec
 
-    def list(self, flt: RecordFilter | None = None, *, limit: int | None = None) -> list[Record]:
+    def list(self, flt: RecordFilter | None = None, *, limit: int | None = None) -> builtins.list[Record]:
         """Records matching ``flt``, newest first (by record time, then id)."""
         flt = flt or RecordFilter()
         out = [r for r in self.iter_records(flt.scopes) if flt.matches(r)]
         out.sort(key=lambda r: (r.recorded_at, r.id), reverse=True)
         return out[:limit] if limit is not None else out
 
-    def derived_index(self, scopes: Iterable[str] | None = None) -> dict[str, list[Record]]:
+    def derived_index(self, scopes: Iterable[str] | None = None) -> dict[str, builtins.list[Record]]:
         """source id -> records that list it in ``derived_from``."""
-        out: dict[str, list[Record]] = {}
+        out: dict[str, builtins.list[Record]] = {}
         for r in self.iter_records(scopes):
             for src in r.derived_from:
                 out.setdefault(src, []).append(r)
@@ -465,7 +466,7 @@ class Store:
             yield self
         finally:
             self._batch_depth -= 1
-            changes: list[Change] = []
+            changes: builtins.list[Change] = []
             if outer:
                 changes, self._batch = self._batch or [], None
             try:
@@ -481,7 +482,7 @@ class Store:
     def _sync(self) -> bool:
         return self._batch is None
 
-    def _notify(self, changes: list[Change]) -> None:
+    def _notify(self, changes: builtins.list[Change]) -> None:
         if self._batch is not None:
             self._batch.extend(changes)
             return
@@ -813,7 +814,8 @@ class Store:
         queue = [r.id for r in plan.requested]
         while queue:
             src = queue.pop(0)
-            for child in sorted(derived.get(src, []), key=lambda r: r.id):
+            children: builtins.list[Record] = derived.get(src, [])
+            for child in sorted(children, key=lambda r: r.id):
                 if child.id in seen:
                     continue
                 seen.add(child.id)
@@ -840,7 +842,7 @@ class Store:
             if dry_run:
                 return plan
             at = format_time(now())
-            changes: list[Change] = []
+            changes: builtins.list[Change] = []
             cascade_src = {r.id: src for r, src in plan.cascade}
             for rec in plan.records:
                 self.tombstones.add(
@@ -867,9 +869,9 @@ class Store:
         self._notify(changes)
         return plan
 
-    def complete_interrupted_forgets(self) -> list[str]:
+    def complete_interrupted_forgets(self) -> builtins.list[str]:
         """Remove record files whose id is tombstoned (a forget that crashed before removal)."""
-        done: list[str] = []
+        done: builtins.list[str] = []
         with self.lock:
             for scope in self.tombstones.scopes():
                 for rid in list(self.tombstones.load(scope).ids):

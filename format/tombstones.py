@@ -84,9 +84,9 @@ class TombstoneSet:
                 if v is None:
                     continue
                 if v.get("type") == "lift":
-                    d = str(v.get("digest", ""))
-                    st.lifted.add(d)
-                    st.digests.pop(d, None)
+                    lifted = str(v.get("digest", ""))
+                    st.lifted.add(lifted)
+                    st.digests.pop(lifted, None)
                     continue
                 try:
                     t = Tombstone(

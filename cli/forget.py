@@ -1,0 +1,58 @@
+"""``mem forget``: remove records for good, with everything derived from them."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .common import OPTIONS, confirm, emit_json, info, open_store
+from .render import one_line
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("forget")
+    def forget(
+        record_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Records to forget.")],
+        reason: Annotated[str, typer.Option("--reason", help="Why (kept in the tombstone and the log).")] = "",
+        scope: Annotated[str | None, typer.Option("--scope", help="Require the records to be in this scope.")] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Show what would be forgotten; change nothing.")] = False,
+        yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (required when not on a terminal).")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="Print the plan/result as JSON.")] = False,
+    ) -> None:
+        """Forget records: delete them, leave tombstones, and cascade to derived records.
+
+        The content is removed from the records and the indexes; a tombstone (id, scope, digest,
+        time, reason; never the content) keeps it from coming back by import or capture.
+        """
+        from mem.format.errors import ConflictError, ExitCode
+
+        store = open_store()
+        plan = store.plan_forget(record_ids, scope)
+        if not json_out or dry_run:
+            lines = [f"  {r.id}  {r.scope}/{r.kind}  {one_line(r.content, 60)}" for r in plan.requested]
+            lines += [
+                f"  {r.id}  {r.scope}/{r.kind}  {one_line(r.content, 50)}  (derived from {src})"
+                for r, src in plan.cascade
+            ]
+            if not json_out:
+                verb = "would forget" if dry_run else "will forget"
+                sys.stderr.write(f"mem {verb} {len(plan.records)} record(s):\n" + "\n".join(lines) + "\n")
+        if dry_run:
+            if json_out:
+                emit_json(dict(plan.to_dict(), dry_run=True))
+            return
+        if not yes:
+            if not sys.stdin.isatty():
+                raise ConflictError(
+                    "refusing to forget without confirmation", hint="pass --yes (or --dry-run to look first)"
+                )
+            if not confirm(f"Forget these {len(plan.records)} record(s)? This cannot be undone."):
+                sys.stderr.write("nothing forgotten\n")
+                raise typer.Exit(int(ExitCode.CONFLICT))
+        done = store.forget([r.id for r in plan.requested], reason=reason, scope=scope)
+        if json_out:
+            emit_json(dict(done.to_dict(), dry_run=False))
+        elif not OPTIONS.quiet:
+            info(f"forgot {len(done.records)} record(s)")

@@ -1,0 +1,163 @@
+"""Explicit repair after a crash or an outside edit: nothing here runs unless asked.
+
+``repair(store)`` takes the writer lock and
+1. moves a torn last line of any audit chain or tombstone file to ``.mem/quarantine/``
+   (never silently dropped: the event logged says how many bytes, and the bytes are kept);
+2. completes interrupted forgets (a record file whose id is tombstoned);
+3. completes interrupted supersessions (a new record lists ``supersedes: [old]`` while the old
+   one is still active or candidate);
+4. removes leftover temporary files of interrupted writes;
+5. with ``adopt=True``, logs an ``adopt`` event for each record whose digest differs from what
+   the audit log last recorded for it (a change made outside mem, e.g. in an editor).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import RecordParseError
+from .fsutil import TMP_MARKER, remove_file
+from .jsonl import has_torn_tail, repair_torn_tail
+from .store import LOG_DIR, RECORDS_DIR, STATE_DIR, TOMBSTONES_DIR, Change, Store
+from .timeutil import now
+
+
+@dataclass
+class RepairReport:
+    torn_tails: list[dict[str, Any]] = field(default_factory=list)
+    completed_forgets: list[str] = field(default_factory=list)
+    completed_supersessions: list[str] = field(default_factory=list)
+    removed_temp_files: list[str] = field(default_factory=list)
+    adopted: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.torn_tails
+            or self.completed_forgets
+            or self.completed_supersessions
+            or self.removed_temp_files
+            or self.adopted
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "torn_tails": self.torn_tails,
+            "completed_forgets": self.completed_forgets,
+            "completed_supersessions": self.completed_supersessions,
+            "removed_temp_files": self.removed_temp_files,
+            "adopted": self.adopted,
+        }
+
+
+def last_logged_digests(store: Store) -> dict[str, str | None]:
+    """record id -> digest after its latest event (None when the latest event removed it)."""
+    out: dict[str, str | None] = {}
+    for ev in store.log.iter_events():
+        rid = ev.get("id")
+        if isinstance(rid, str) and ev.get("op") not in ("lift-tombstone", "sighting"):
+            after = ev.get("after")
+            out[rid] = after if isinstance(after, str) else None
+    return out
+
+
+def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> RepairReport:
+    rep = RepairReport(dry_run=dry_run)
+    with store.lock:
+        # 1. torn tails
+        jsonl_files = sorted((store.root / LOG_DIR).glob("*.jsonl")) + sorted(
+            (store.root / TOMBSTONES_DIR).glob("*.jsonl")
+        )
+        for p in jsonl_files:
+            if has_torn_tail(p):
+                size = p.stat().st_size
+                entry: dict[str, Any] = {"path": str(p.relative_to(store.root))}
+                if not dry_run:
+                    tail = repair_torn_tail(p, store.local_dir / "quarantine")
+                    entry["bytes"] = len(tail or b"")
+                else:
+                    data = p.read_bytes()
+                    entry["bytes"] = size - (data.rfind(b"\n") + 1)
+                rep.torn_tails.append(entry)
+        if rep.torn_tails and not dry_run:
+            store.log._tail = None
+            for entry in rep.torn_tails:
+                store.log.append(
+                    "repair",
+                    detail={"action": "quarantined torn line", "path": entry["path"], "bytes": entry["bytes"]},
+                )
+        # 2. interrupted forgets
+        for scope in store.tombstones.scopes():
+            for rid in list(store.tombstones.load(scope).ids):
+                if (store.records_dir / scope / f"{rid}.md").exists():
+                    rep.completed_forgets.append(rid)
+        if rep.completed_forgets and not dry_run:
+            store.complete_interrupted_forgets()
+        # 3. interrupted supersessions
+        live = {}
+        with contextlib.suppress(RecordParseError):
+            live = {r.id: r for r in store.iter_records(on_error=lambda e: None)}
+        for r in live.values():
+            for old_id in r.supersedes:
+                old = live.get(old_id)
+                if old is not None and old.status in ("active", "candidate") and old.superseded_by is None:
+                    rep.completed_supersessions.append(old_id)
+                    if not dry_run:
+                        t = r.recorded_at
+                        vf = r.valid_from or t
+                        new_old = old.with_changes(
+                            status="superseded",
+                            superseded_by=r.id,
+                            superseded_at=t,
+                            valid_to=old.valid_to if old.valid_to and old.valid_to <= vf else vf,
+                            updated_at=now(),
+                        )
+                        if new_old.valid_from and new_old.valid_to and new_old.valid_to < new_old.valid_from:
+                            new_old = new_old.with_changes(valid_to=new_old.valid_from)
+                        store._write_file(new_old)
+                        store.log.append(
+                            "repair",
+                            id=old.id,
+                            scope=old.scope,
+                            before=old.digest,
+                            after=new_old.digest,
+                            detail={"action": "completed supersession", "superseded_by": r.id},
+                        )
+                        store._notify([Change("put", old.id, old.scope, new_old)])
+        # 4. temp files (we hold the lock: no writer of ours is running)
+        for sub in (RECORDS_DIR, TOMBSTONES_DIR, LOG_DIR, STATE_DIR, "."):
+            base = store.root / sub
+            if not base.is_dir():
+                continue
+            walker = os.walk(base) if sub != "." else [(str(base), [], os.listdir(base))]
+            for dirpath, _dirs, files in walker:
+                for f in files:
+                    if TMP_MARKER in f:
+                        tmp = Path(dirpath) / f
+                        rep.removed_temp_files.append(os.path.relpath(tmp, store.root))
+                        if not dry_run:
+                            remove_file(tmp)
+        # 5. adopt outside changes
+        if adopt:
+            logged = last_logged_digests(store)
+            for r in live.values():
+                if r.id in rep.completed_forgets:
+                    continue
+                if logged.get(r.id) != r.digest:
+                    rep.adopted.append(r.id)
+                    if not dry_run:
+                        store.log.append(
+                            "adopt",
+                            id=r.id,
+                            scope=r.scope,
+                            before=logged.get(r.id),
+                            after=r.digest,
+                            detail={"reason": "record changed outside mem"},
+                        )
+    return rep
