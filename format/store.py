@@ -737,17 +737,23 @@ class Store:
         reason: str | None = None,
         source: Mapping[str, Any] | None = None,
         status: str = "active",
+        derived_from: Iterable[str] = (),
     ) -> tuple[Record, Record]:
         """Record that ``content`` replaces the record ``old_id`` from ``valid_from`` (default now).
 
         The new record is written first (``supersedes: [old]``), then the old one becomes
         ``superseded`` with ``superseded_by``, ``superseded_at`` and ``valid_to``. Returns
-        (new, old).
+        (new, old). The new record inherits the old one's ``derived_from``; ``derived_from``
+        adds more sources (e.g. the episodes a consolidation read), which must be live records.
         """
         with self.lock:
             old = self.get(old_id)
             if old.status not in ("active", "candidate"):
                 raise ConflictError(f"record {old.id} is {old.status}; only an active or candidate record can be superseded")
+            extra_lineage = tuple(ids.normalize_id(d) for d in derived_from)
+            for d in extra_lineage:
+                if self.find_path(d) is None:
+                    raise NotFoundError(f"derived_from names {d}, which is not a live record")
             t = now()
             vf = parse_time(valid_from, "valid_from") if valid_from else t
             src = dict(source or {"type": "api"})
@@ -762,7 +768,7 @@ class Store:
                 valid_from=vf,
                 recorded_at=t,
                 supersedes=(old.id,),
-                derived_from=old.derived_from,
+                derived_from=(*old.derived_from, *extra_lineage),
                 source=src,
             )
             if new.match_digest == old.match_digest:
