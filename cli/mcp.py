@@ -1,0 +1,60 @@
+"""``mem mcp``: serve the store to an agent over MCP (stdio)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import OPTIONS, info
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("mcp")
+    def mcp(
+        scope: Annotated[
+            list[str],
+            typer.Option("--scope", help="A scope the agent may use (repeat for several). Required."),
+        ],
+        store_dir: Annotated[
+            Path | None,
+            typer.Option("--store", "-s", help="The store directory (like the global --store)."),
+        ] = None,
+        remember_as: Annotated[
+            str,
+            typer.Option(
+                "--remember-as",
+                help="Status of memories the agent stores: candidate (reviewed later) or active.",
+            ),
+        ] = "candidate",
+        warm: Annotated[
+            bool,
+            typer.Option(
+                "--warm/--lazy",
+                help="Load the search indexes and model at start (default) or at the first recall.",
+            ),
+        ] = True,
+    ) -> None:
+        """Serve the store to an agent over MCP on stdin/stdout.
+
+        Tools: remember, recall, get, forget (shows the cascade; confirm=true removes),
+        list_candidates, review, supersede. The server is bound to the --scope values: a
+        request naming another scope is an error. stdout carries the protocol; messages go to
+        stderr. Example client configuration: examples/agents/.
+        """
+        from mem.format.mcp_server import ScopedMemory, serve_stdio
+        from mem.format.store import Store
+
+        store = Store.open(store_dir or OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
+        memory = ScopedMemory(store, scope, remember_status=remember_as)
+        if warm:
+            from mem.format.errors import MemError
+
+            try:
+                memory.warm()
+            except MemError as exc:
+                # recall reports the error to the client on each call; the other tools work
+                info(f"mem mcp: search unavailable: {exc}")
+        info(f"mem mcp: serving {store.root} (scopes: {', '.join(memory.scopes)}) on stdio")
+        serve_stdio(memory)

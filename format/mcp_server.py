@@ -1,0 +1,509 @@
+"""The MCP server: a store's memories served to an agent over stdio (``mem mcp``).
+
+Two layers:
+
+* :class:`ScopedMemory` is the tool logic, plain Python over :class:`~mem.format.store.Store`:
+  every method checks the scopes the server was started with, so a client cannot read or write
+  another scope (a request naming one is an error, never a silently filtered result), and raises
+  :class:`~mem.format.errors.MemError` subclasses for every failure.
+* :func:`build_server` wraps it as an MCP server (the official ``mcp`` SDK, ``MCPServer``):
+  one tool per method; a ``MemError`` becomes an MCP error result (``isError``) whose text
+  starts with the error code, e.g. ``error [not-found]: no record ...``.
+
+The store, the searcher (indexes and embedding model) are opened once per server process and
+reused by every call ("kept warm"). Tool calls run in worker threads; a lock serializes them.
+
+This module never imports typer or rich; the ``mcp`` SDK is imported only by
+:func:`build_server` / :func:`serve_stdio`.
+"""
+
+# No ``from __future__ import annotations``: the MCP SDK reads the tool functions' annotations
+# (built inside build_server) at run time.
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from . import ids
+from .errors import ConflictError, IndexUnavailableError, MemError, NotFoundError, ValidationError
+from .record import Record
+from .store import RecordFilter, Store
+
+T = TypeVar("T")
+
+SERVER_NAME = "mem"
+REMEMBER_STATUSES: tuple[str, ...] = ("candidate", "active")
+MAX_K = 100
+
+INSTRUCTIONS = """\
+Long-term memory (a `mem` store). Use `recall` before answering questions that may depend on
+what you were told before; use `remember` for durable facts, preferences and instructions
+(one memory per call, stated on its own). `forget` first shows what would be removed (the
+record and everything derived from it); call it again with confirm=true to do it. This server
+is bound to the scopes {scopes}; other scopes are refused."""
+
+
+class ScopeRefusedError(ValidationError):
+    """A request named a scope this server is not bound to."""
+
+    code = "scope-refused"
+
+
+def _brief(r: Record) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "scope": r.scope,
+        "kind": r.kind,
+        "status": r.status,
+        "confidence": r.confidence,
+        "tags": list(r.tags),
+        "content": r.content,
+    }
+
+
+class ScopedMemory:
+    """The tools of the MCP server, bound to a store and a fixed set of scopes."""
+
+    def __init__(
+        self,
+        store: Store,
+        scopes: Sequence[str],
+        *,
+        remember_status: str = "candidate",
+        searcher_factory: Callable[[Store], Any] | None = None,
+    ) -> None:
+        if not scopes:
+            raise ValidationError("the MCP server needs at least one --scope")
+        if remember_status not in REMEMBER_STATUSES:
+            raise ValidationError(
+                f"remember status {remember_status!r} is not one of {', '.join(REMEMBER_STATUSES)}"
+            )
+        self.store = store
+        self.scopes: tuple[str, ...] = tuple(dict.fromkeys(ids.check_scope(s) for s in scopes))
+        self.remember_status = remember_status
+        self._searcher_factory = searcher_factory
+        self._searcher: Any = None
+        self._lock = threading.RLock()
+
+    # -- scope checks ---------------------------------------------------------------------------
+
+    def _scope(self, scope: str | None) -> str:
+        """The scope a write goes to: the one named (if bound), or the only bound scope."""
+        if scope is None or scope == "":
+            if len(self.scopes) == 1:
+                return self.scopes[0]
+            raise ValidationError(
+                f"this server serves several scopes ({', '.join(self.scopes)}); name one with 'scope'"
+            )
+        return self._check_scope(scope)
+
+    def _check_scope(self, scope: str) -> str:
+        if scope not in self.scopes:
+            raise ScopeRefusedError(
+                f"scope {scope!r} is not served here; this server is bound to "
+                f"{', '.join(self.scopes)} (start `mem mcp` with --scope {scope} to serve it)"
+            )
+        return scope
+
+    def _read_scopes(self, scopes: Iterable[str] | None) -> list[str]:
+        if not scopes:
+            return list(self.scopes)
+        return [self._check_scope(s) for s in scopes]
+
+    def _get(self, record_id: str) -> Record:
+        """A live record in a bound scope; a record elsewhere is "not found" (nothing leaks)."""
+        rid = ids.normalize_id(record_id.strip())
+        for scope in self.scopes:
+            try:
+                return self.store.get(rid, scope)
+            except NotFoundError:
+                continue
+        raise NotFoundError(f"no record {rid} in the scopes served here ({', '.join(self.scopes)})")
+
+    def _locked(self, fn: Callable[[], T]) -> T:
+        with self._lock:
+            return fn()
+
+    # -- search (kept warm) --------------------------------------------------------------------
+
+    def searcher(self) -> Any:
+        """The searcher over the store, opened once per server (indexes and model stay loaded)."""
+        if self._searcher is None:
+            factory = self._searcher_factory
+            if factory is None:
+                import importlib
+
+                try:
+                    search = importlib.import_module("mem.format.search")
+                except ImportError as exc:
+                    raise IndexUnavailableError(
+                        f"search is not available in this installation ({exc})"
+                    ) from None
+                factory = search.open_searcher
+            self._searcher = factory(self.store)
+        return self._searcher
+
+    def warm(self) -> None:
+        """Open the searcher now (at server start) rather than on the first recall."""
+        self._locked(self.searcher)
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def remember(
+        self,
+        content: str,
+        *,
+        scope: str | None = None,
+        kind: str = "note",
+        tags: Sequence[str] = (),
+        confidence: float = 1.0,
+        derived_from: Sequence[str] = (),
+        valid_from: str | None = None,
+        client: str | None = None,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            target = self._scope(scope)
+            for d in derived_from:
+                self._get(d)  # lineage only within the served scopes
+            source: dict[str, Any] = {"type": "mcp", "command": "remember"}
+            if client:
+                source["client"] = client
+            rec = self.store.add(
+                content,
+                scope=target,
+                kind=kind,
+                status=self.remember_status,
+                confidence=confidence,
+                tags=list(tags),
+                derived_from=list(derived_from),
+                valid_from=valid_from,
+                source=source,
+            )
+            return {"record": rec.to_dict()}
+
+        return self._locked(run)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        k: int = 10,
+        kinds: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        mode: str | None = None,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            if not query.strip():
+                raise ValidationError("the query is empty")
+            if not 1 <= k <= MAX_K:
+                raise ValidationError(f"k must be between 1 and {MAX_K}")
+            wanted = self._read_scopes(scopes)
+            searcher = self.searcher()
+            kwargs: dict[str, Any] = {"scopes": wanted, "k": k}
+            if mode:
+                kwargs["mode"] = mode
+            if kinds:
+                kwargs["kinds"] = list(kinds)
+            if tags:
+                kwargs["tags"] = list(tags)
+            response = searcher.search(query, **kwargs)
+            return _search_payload(response, wanted)
+
+        return self._locked(run)
+
+    def get(self, record_id: str) -> dict[str, Any]:
+        return self._locked(lambda: {"record": self._get(record_id).to_dict()})
+
+    def forget(self, record_ids: Sequence[str], *, confirm: bool = False, reason: str = "") -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            if not record_ids:
+                raise ValidationError("name at least one record id to forget")
+            found = [self._get(r) for r in record_ids]
+            plan = self.store.plan_forget([r.id for r in found])
+            outside = sorted({r.scope for r in plan.records} - set(self.scopes))
+            if outside:
+                raise ScopeRefusedError(
+                    "forgetting these records would cascade into scopes not served here "
+                    f"({', '.join(outside)}); forget them with the `mem` command instead"
+                )
+            if confirm:
+                plan = self.store.forget(
+                    [r.id for r in found], reason=reason or "forgotten over MCP"
+                )
+            out = plan.to_dict()
+            out["done"] = confirm
+            if not confirm:
+                out["next"] = "call forget again with confirm=true to remove these records"
+            return out
+
+        return self._locked(run)
+
+    def list_candidates(self, *, scope: str | None = None, limit: int = 50) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            if not 1 <= limit <= 1000:
+                raise ValidationError("limit must be between 1 and 1000")
+            wanted = [self._check_scope(scope)] if scope else list(self.scopes)
+            recs = self.store.list(RecordFilter(scopes=wanted, statuses=["candidate"]))
+            return {
+                "candidates": [_brief(r) for r in recs[:limit]],
+                "count": len(recs),
+            }
+
+        return self._locked(run)
+
+    def review(
+        self,
+        *,
+        accept: Sequence[str] = (),
+        reject: Sequence[str] = (),
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            if not accept and not reject:
+                raise ValidationError("name ids to accept and/or reject")
+            both = {ids.normalize_id(a) for a in accept} & {ids.normalize_id(r) for r in reject}
+            if both:
+                raise ValidationError(f"ids both accepted and rejected: {', '.join(sorted(both))}")
+            # check every id first, so that a bad id changes nothing
+            acc = [self._get(a) for a in accept]
+            rej = [self._get(r) for r in reject]
+            for r in acc + rej:
+                if r.status not in ("candidate", "active", "rejected"):
+                    raise ConflictError(f"record {r.id} is {r.status}; it cannot be reviewed")
+            accepted = [self.store.accept(r.id, reason=reason).id for r in acc]
+            rejected = [self.store.reject(r.id, reason=reason).id for r in rej]
+            return {"accepted": accepted, "rejected": rejected}
+
+        return self._locked(run)
+
+    def supersede(
+        self,
+        record_id: str,
+        content: str,
+        *,
+        kind: str | None = None,
+        tags: Sequence[str] | None = None,
+        valid_from: str | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            old = self._get(record_id)
+            new, old_new = self.store.supersede(
+                old.id,
+                content,
+                kind=kind,
+                tags=None if tags is None else list(tags),
+                valid_from=valid_from,
+                reason=reason,
+                source={"type": "mcp", "command": "supersede"},
+                status=old.status if old.status == "candidate" else "active",
+            )
+            return {"new": new.to_dict(), "old": old_new.to_dict()}
+
+        return self._locked(run)
+
+
+def _search_payload(response: Any, scopes: Sequence[str]) -> dict[str, Any]:
+    """The JSON shape of a search response, checked against the served scopes."""
+    payload: dict[str, Any]
+    if hasattr(response, "to_dict"):
+        payload = dict(response.to_dict())
+    elif isinstance(response, dict):
+        payload = dict(response)
+    else:  # a bare list of hits
+        payload = {"results": [h.to_dict() if hasattr(h, "to_dict") else h for h in response]}
+    results = payload.get("results")
+    if not isinstance(results, list):
+        raise IndexUnavailableError("the search returned no result list")
+    for hit in results:
+        scope = _hit_scope(hit)
+        if scope is not None and scope not in scopes:
+            # defence in depth: the search filters by scope; never pass a stray hit on
+            raise IndexUnavailableError(
+                f"the search returned a record of scope {scope!r}, outside the requested scopes"
+            )
+    return payload
+
+
+def _hit_scope(hit: Any) -> str | None:
+    if not isinstance(hit, dict):
+        return None
+    if isinstance(hit.get("scope"), str):
+        return str(hit["scope"])
+    rec = hit.get("record")
+    if isinstance(rec, dict) and isinstance(rec.get("scope"), str):
+        return str(rec["scope"])
+    return None
+
+
+def error_text(exc: MemError) -> str:
+    """The text of an MCP error result: ``error [code]: message``."""
+    return f"error [{exc.code}]: {exc}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The MCP layer
+
+
+def build_server(memory: ScopedMemory) -> Any:
+    """An ``MCPServer`` exposing the tools of ``memory``."""
+    from typing import Annotated
+
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+    from pydantic import Field
+
+    from mem import __version__
+
+    server = MCPServer(
+        name=SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS.format(scopes=", ".join(memory.scopes)),
+        log_level="WARNING",
+    )
+
+    def call(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        try:
+            return fn()
+        except MemError as exc:
+            raise ToolError(error_text(exc)) from None
+
+    def client_name(ctx: Any) -> str | None:
+        try:
+            info = ctx.request_context.session.client_params.client_info
+            return f"{info.name} {info.version}".strip()
+        except Exception:
+            return None
+
+    scope_help = f"Scope to use, one of: {', '.join(memory.scopes)}" + (
+        " (default: the only one)." if len(memory.scopes) == 1 else "."
+    )
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+    @server.tool(
+        annotations=writes,
+        description=(
+            "Store a new memory: one durable fact, preference, instruction or event, stated on "
+            f"its own. Stored as '{memory.remember_status}'. Returns the new record."
+        ),
+    )
+    def remember(
+        content: Annotated[str, Field(description="The memory, as a self-contained statement.")],
+        ctx: Context,
+        scope: Annotated[str | None, Field(description=scope_help)] = None,
+        kind: Annotated[
+            str,
+            Field(description="fact, preference, instruction, event, episode, summary, action_item, contact or note."),
+        ] = "note",
+        tags: Annotated[list[str] | None, Field(description="Tags.")] = None,
+        confidence: Annotated[float, Field(ge=0.0, le=1.0, description="How sure (0..1).")] = 1.0,
+        derived_from: Annotated[
+            list[str] | None, Field(description="Ids of the records this memory was derived from.")
+        ] = None,
+        valid_from: Annotated[
+            str | None, Field(description="When it became true (RFC 3339 or YYYY-MM-DD).")
+        ] = None,
+    ) -> dict[str, Any]:
+        return call(
+            lambda: memory.remember(
+                content,
+                scope=scope,
+                kind=kind,
+                tags=tags or (),
+                confidence=confidence,
+                derived_from=derived_from or (),
+                valid_from=valid_from,
+                client=client_name(ctx),
+            )
+        )
+
+    @server.tool(
+        annotations=read_only,
+        description=(
+            "Search the memories (hybrid lexical + semantic) and return the best matches, most "
+            "relevant first. An empty result means nothing matched."
+        ),
+    )
+    def recall(
+        query: Annotated[str, Field(description="What to look for, in words.")],
+        scopes: Annotated[
+            list[str] | None, Field(description=f"Scopes to search (default: all served: {', '.join(memory.scopes)}).")
+        ] = None,
+        k: Annotated[int, Field(ge=1, le=MAX_K, description="How many results.")] = 10,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only records with all these tags.")] = None,
+    ) -> dict[str, Any]:
+        return call(lambda: memory.recall(query, scopes=scopes, k=k, kinds=kinds, tags=tags))
+
+    @server.tool(annotations=read_only, description="Read one memory in full by its id.")
+    def get(id: Annotated[str, Field(description="The record id (26-character ULID).")]) -> dict[str, Any]:
+        return call(lambda: memory.get(id))
+
+    @server.tool(
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+        description=(
+            "Forget memories for good: their files go, a tombstone keeps them from coming back, "
+            "and every memory derived from them goes too (the cascade). Without confirm=true "
+            "nothing is removed: the plan (requested records and cascade) is returned."
+        ),
+    )
+    def forget(
+        ids: Annotated[list[str], Field(description="Ids of the records to forget.")],
+        confirm: Annotated[bool, Field(description="Really remove (after reviewing the plan).")] = False,
+        reason: Annotated[str, Field(description="Why (kept in the tombstone and the audit log).")] = "",
+    ) -> dict[str, Any]:
+        return call(lambda: memory.forget(ids, confirm=confirm, reason=reason))
+
+    @server.tool(
+        annotations=read_only,
+        description="List candidate memories (captured or remembered, not yet reviewed), newest first.",
+    )
+    def list_candidates(
+        scope: Annotated[str | None, Field(description="Only this scope (default: all served).")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many.")] = 50,
+    ) -> dict[str, Any]:
+        return call(lambda: memory.list_candidates(scope=scope, limit=limit))
+
+    @server.tool(
+        annotations=writes,
+        description="Review candidates: accept (they become active) and/or reject them.",
+    )
+    def review(
+        accept: Annotated[list[str] | None, Field(description="Ids to accept.")] = None,
+        reject: Annotated[list[str] | None, Field(description="Ids to reject.")] = None,
+        reason: Annotated[str | None, Field(description="Why (audit log).")] = None,
+    ) -> dict[str, Any]:
+        return call(lambda: memory.review(accept=accept or (), reject=reject or (), reason=reason))
+
+    @server.tool(
+        annotations=writes,
+        description=(
+            "Record that something changed: the new content replaces the record `id` from now "
+            "(or valid_from) on; the old record is kept as superseded, for history."
+        ),
+    )
+    def supersede(
+        id: Annotated[str, Field(description="The id of the record that is no longer true.")],
+        content: Annotated[str, Field(description="What is true now.")],
+        kind: Annotated[str | None, Field(description="Kind of the new record (default: the old one's).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Tags of the new record (default: the old one's).")] = None,
+        valid_from: Annotated[str | None, Field(description="Since when (default: now).")] = None,
+        reason: Annotated[str | None, Field(description="Why (audit log).")] = None,
+    ) -> dict[str, Any]:
+        return call(
+            lambda: memory.supersede(id, content, kind=kind, tags=tags, valid_from=valid_from, reason=reason)
+        )
+
+    return server
+
+
+def serve_stdio(memory: ScopedMemory) -> None:
+    """Serve ``memory`` over stdin/stdout until the client closes the connection."""
+    server = build_server(memory)
+    server.run("stdio")
+
+
+__all__ = ["ScopeRefusedError", "ScopedMemory", "build_server", "error_text", "serve_stdio"]
