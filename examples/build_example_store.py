@@ -25,7 +25,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mem.format import audit, ids, store as store_mod, timeutil
+from mem.format import audit, ids, timeutil
+from mem.format import store as store_mod
 from mem.format.record import Record
 from mem.format.store import Store
 
@@ -195,7 +196,7 @@ def build(target: Path) -> Store:
     return st.s
 
 
-def write_story(st: Story) -> None:  # noqa: PLR0915 - one long, linear story
+def write_story(st: Story) -> None:
     A, G, P = "alice", "assistant", "project-atlas"
     tx1 = "transcripts/2024-10-14-chat.jsonl"
     tx2 = "transcripts/2025-01-20-chat.jsonl"
