@@ -22,7 +22,7 @@ This module never imports typer or rich; the ``mcp`` SDK is imported only by
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from . import ids
 from .errors import ConflictError, IndexUnavailableError, MemError, NotFoundError, ValidationError
@@ -34,6 +34,7 @@ T = TypeVar("T")
 SERVER_NAME = "mem"
 REMEMBER_STATUSES: tuple[str, ...] = ("candidate", "active")
 MAX_K = 100
+SEARCH_MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
 
 INSTRUCTIONS = """\
 Long-term memory (a `mem` store). Use `recall` before answering questions that may depend on
@@ -116,7 +117,9 @@ class ScopedMemory:
         for scope in self.scopes:
             try:
                 return self.store.get(rid, scope)
-            except NotFoundError:
+            except NotFoundError as exc:
+                if "forgotten" in exc.message:
+                    raise  # forgotten in a served scope: say so
                 continue
         raise NotFoundError(f"no record {rid} in the scopes served here ({', '.join(self.scopes)})")
 
@@ -191,23 +194,25 @@ class ScopedMemory:
         k: int = 10,
         kinds: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
-        mode: str | None = None,
+        mode: str = "hybrid",
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
             if not query.strip():
                 raise ValidationError("the query is empty")
             if not 1 <= k <= MAX_K:
                 raise ValidationError(f"k must be between 1 and {MAX_K}")
+            if mode not in SEARCH_MODES:
+                raise ValidationError(f"mode {mode!r} is not one of {', '.join(SEARCH_MODES)}")
             wanted = self._read_scopes(scopes)
             searcher = self.searcher()
-            kwargs: dict[str, Any] = {"scopes": wanted, "k": k}
-            if mode:
-                kwargs["mode"] = mode
-            if kinds:
-                kwargs["kinds"] = list(kinds)
-            if tags:
-                kwargs["tags"] = list(tags)
-            response = searcher.search(query, **kwargs)
+            response = searcher.search(
+                query,
+                scopes=wanted,
+                kinds=list(kinds) if kinds else None,
+                tags=list(tags) if tags else None,
+                k=k,
+                mode=mode,
+            )
             return _search_payload(response, wanted)
 
         return self._locked(run)
@@ -305,36 +310,36 @@ class ScopedMemory:
 
 
 def _search_payload(response: Any, scopes: Sequence[str]) -> dict[str, Any]:
-    """The JSON shape of a search response, checked against the served scopes."""
-    payload: dict[str, Any]
-    if hasattr(response, "to_dict"):
-        payload = dict(response.to_dict())
-    elif isinstance(response, dict):
-        payload = dict(response)
-    else:  # a bare list of hits
-        payload = {"results": [h.to_dict() if hasattr(h, "to_dict") else h for h in response]}
-    results = payload.get("results")
-    if not isinstance(results, list):
-        raise IndexUnavailableError("the search returned no result list")
-    for hit in results:
-        scope = _hit_scope(hit)
-        if scope is not None and scope not in scopes:
-            # defence in depth: the search filters by scope; never pass a stray hit on
+    """The JSON shape of a recall: ``{"results": [...], "mode": ..., "warnings": [...]}``.
+
+    Every hit is checked against the served scopes (the search filters by scope already; a
+    stray hit is an error, never passed on).
+    """
+    hits = getattr(response, "hits", None)
+    if not isinstance(hits, list):
+        raise IndexUnavailableError("the search returned no list of hits")
+    results: list[dict[str, Any]] = []
+    for hit in hits:
+        rec = getattr(hit, "record", None)
+        item: dict[str, Any]
+        if isinstance(rec, Record):
+            item = _brief(rec)
+            item["valid_from"] = rec.to_dict()["valid_from"]
+            item["recorded_at"] = rec.to_dict()["recorded_at"]
+        else:
+            item = {k: getattr(hit, k, None) for k in ("id", "scope", "kind", "status", "content")}
+        item["score"] = float(getattr(hit, "score", 0.0))
+        if item.get("scope") not in scopes:
             raise IndexUnavailableError(
-                f"the search returned a record of scope {scope!r}, outside the requested scopes"
+                f"the search returned a record of scope {item.get('scope')!r}, outside the "
+                "requested scopes"
             )
-    return payload
-
-
-def _hit_scope(hit: Any) -> str | None:
-    if not isinstance(hit, dict):
-        return None
-    if isinstance(hit.get("scope"), str):
-        return str(hit["scope"])
-    rec = hit.get("record")
-    if isinstance(rec, dict) and isinstance(rec.get("scope"), str):
-        return str(rec["scope"])
-    return None
+        results.append(item)
+    return {
+        "results": results,
+        "mode": str(getattr(response, "mode", "")),
+        "warnings": [str(w) for w in getattr(response, "warnings", [])],
+    }
 
 
 def error_text(exc: MemError) -> str:
@@ -435,8 +440,14 @@ def build_server(memory: ScopedMemory) -> Any:
         k: Annotated[int, Field(ge=1, le=MAX_K, description="How many results.")] = 10,
         kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
         tags: Annotated[list[str] | None, Field(description="Only records with all these tags.")] = None,
+        mode: Annotated[
+            Literal["hybrid", "lexical", "vector"],
+            Field(description="hybrid (default), lexical (words) or vector (meaning)."),
+        ] = "hybrid",
     ) -> dict[str, Any]:
-        return call(lambda: memory.recall(query, scopes=scopes, k=k, kinds=kinds, tags=tags))
+        return call(
+            lambda: memory.recall(query, scopes=scopes, k=k, kinds=kinds, tags=tags, mode=mode)
+        )
 
     @server.tool(annotations=read_only, description="Read one memory in full by its id.")
     def get(id: Annotated[str, Field(description="The record id (26-character ULID).")]) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""`mem mcp` driven by a real MCP client session over stdio (the SDK's client, `mem` subprocess)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conftest import MEM_EXE, run_mem
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from mem.format.store import Store
+
+TOOLS = {"remember", "recall", "get", "forget", "list_candidates", "review", "supersede"}
+
+
+def _params(store_dir: Path, *scopes: str, extra: tuple[str, ...] = ()) -> StdioServerParameters:
+    assert MEM_EXE
+    args = ["mcp", "--store", str(store_dir)]
+    for s in scopes:
+        args += ["--scope", s]
+    return StdioServerParameters(
+        command=MEM_EXE,
+        args=[*args, *extra],
+        env={"MEM_EMBEDDER": "hashing", "MEM_ACTOR": "agent@test", "NO_COLOR": "1"},
+    )
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    assert isinstance(data, dict)
+    # the text content carries the same JSON, for clients that ignore structured content
+    assert json.loads(result.content[0].text) == data
+    return data
+
+
+def _error(result: Any) -> str:
+    assert result.is_error, result
+    text = result.content[0].text
+    assert isinstance(text, str)
+    return text
+
+
+async def _scenario(store_dir: Path, bob_id: str) -> None:
+    async with (
+        stdio_client(_params(store_dir, "alice")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        assert init.server_info.name == "mem"
+        assert "alice" in (init.instructions or "")
+
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == TOOLS
+        assert tools["recall"].annotations.read_only_hint is True
+        assert tools["forget"].annotations.destructive_hint is True
+        assert "query" in tools["recall"].input_schema["required"]
+
+        # remember: stored in the bound scope, as a candidate, with MCP provenance
+        tea = _data(await session.call_tool("remember", {"content": "Alice drinks green tea every morning", "kind": "preference"}))["record"]
+        assert (tea["scope"], tea["status"], tea["kind"]) == ("alice", "candidate", "preference")
+        assert tea["source"]["type"] == "mcp"
+        lyon = _data(await session.call_tool("remember", {"content": "Alice moved to Lyon in 2021", "kind": "fact"}))["record"]
+        france = _data(await session.call_tool("remember", {"content": "Alice lives in France", "derived_from": [lyon["id"]]}))["record"]
+
+        # recall: the real search (lexical and hybrid), only alice's records
+        for mode in ("lexical", "hybrid"):
+            found = _data(await session.call_tool("recall", {"query": "green tea", "mode": mode}))
+            assert found["results"], found
+            assert found["results"][0]["id"] == tea["id"]
+            assert {r["scope"] for r in found["results"]} == {"alice"}
+        # Bob's record matches the words but is never returned
+        plan_hits = _data(await session.call_tool("recall", {"query": "secret plan", "mode": "lexical"}))
+        assert all(r["id"] != bob_id for r in plan_hits["results"])
+
+        # get
+        got = _data(await session.call_tool("get", {"id": lyon["id"]}))["record"]
+        assert got["content"] == "Alice moved to Lyon in 2021\n"
+
+        # review: accept one
+        assert _data(await session.call_tool("list_candidates", {}))["count"] == 3
+        assert _data(await session.call_tool("review", {"accept": [tea["id"]]})) == {"accepted": [tea["id"]], "rejected": []}
+
+        # forget: the plan (with the cascade) first, nothing removed; then confirm
+        plan = _data(await session.call_tool("forget", {"ids": [lyon["id"]]}))
+        assert plan["done"] is False
+        assert [c["id"] for c in plan["cascade"]] == [france["id"]]
+        assert _data(await session.call_tool("get", {"id": france["id"]}))
+        done = _data(await session.call_tool("forget", {"ids": [lyon["id"]], "confirm": True, "reason": "user asked"}))
+        assert done["done"] is True and done["count"] == 2
+        assert "forgotten" in _error(await session.call_tool("get", {"id": france["id"]}))
+        gone = _data(await session.call_tool("recall", {"query": "Lyon France", "mode": "lexical"}))
+        assert {r["id"] for r in gone["results"]}.isdisjoint({lyon["id"], france["id"]})
+        assert "[tombstoned]" in _error(await session.call_tool("remember", {"content": "Alice moved to Lyon in 2021"}))
+
+        # supersede
+        sup = _data(await session.call_tool("supersede", {"id": tea["id"], "content": "Alice drinks coffee now"}))
+        assert sup["old"]["status"] == "superseded" and sup["new"]["supersedes"] == [tea["id"]]
+
+        # scope refusal: a client cannot widen the scopes
+        assert "[scope-refused]" in _error(await session.call_tool("remember", {"content": "x", "scope": "bob"}))
+        assert "[scope-refused]" in _error(await session.call_tool("recall", {"query": "plan", "scopes": ["bob"]}))
+        assert "[not-found]" in _error(await session.call_tool("get", {"id": bob_id}))
+        assert "[not-found]" in _error(await session.call_tool("forget", {"ids": [bob_id], "confirm": True}))
+
+        # errors are errors, never an empty success
+        assert "[invalid-value]" in _error(await session.call_tool("recall", {"query": "  "}))
+        assert "[invalid-value]" in _error(await session.call_tool("get", {"id": "not-an-id"}))
+        assert _error(await session.call_tool("recall", {"query": "tea", "k": 0}))  # schema check
+
+
+def test_mcp_session_over_stdio(tmp_path: Path) -> None:
+    store = Store.init(tmp_path / "store", actor="tester@test")
+    bob = store.add("Bob's secret plan for the green tea party", scope="bob")
+    asyncio.run(_scenario(store.root, bob.id))
+    # Bob's record is untouched; every write of the agent is in the audit log, under its actor
+    assert store.get(bob.id) == bob
+    log = run_mem("--store", str(store.root), "log", "--json")
+    assert log.returncode == 0, log.stderr
+    ops = Counter(e["op"] for e in log.json() if e["actor"] == "agent@test")
+    assert ops == Counter({"add": 3, "accept": 1, "forget": 2, "supersede": 1, "update": 1})
+
+
+def test_mcp_needs_a_scope_and_a_store(tmp_path: Path) -> None:
+    r = run_mem("mcp", "--store", str(tmp_path))
+    assert r.returncode == 2
+    assert "--scope" in r.stderr
+    r = run_mem("mcp", "--store", str(tmp_path / "nowhere"), "--scope", "alice")
+    assert r.returncode == 3
+    assert "nowhere" in r.stderr
+    Store.init(tmp_path / "s")
+    r = run_mem("mcp", "--store", str(tmp_path / "s"), "--scope", "a/b")
+    assert r.returncode == 4
+    r = run_mem("mcp", "--store", str(tmp_path / "s"), "--scope", "a", "--remember-as", "superseded")
+    assert r.returncode == 4

@@ -1,0 +1,136 @@
+"""The MCP tools' logic (ScopedMemory) through the API: scopes enforced, errors raised."""
+
+from __future__ import annotations
+
+import pytest
+
+from mem.format.errors import MemError, NotFoundError, ValidationError
+from mem.format.mcp_server import ScopedMemory, ScopeRefusedError, error_text
+from mem.format.store import Store
+
+
+@pytest.fixture
+def mem(store: Store) -> ScopedMemory:
+    return ScopedMemory(store, ["alice"])
+
+
+def test_remember_goes_to_the_only_scope_as_candidate(mem: ScopedMemory, store: Store) -> None:
+    out = mem.remember("Alice drinks green tea", kind="preference", tags=["drink"])
+    rec = out["record"]
+    assert rec["scope"] == "alice"
+    assert rec["status"] == "candidate"
+    assert rec["source"]["type"] == "mcp"
+    assert store.get(rec["id"]).content == "Alice drinks green tea\n"
+
+
+def test_remember_active_when_configured(store: Store) -> None:
+    m = ScopedMemory(store, ["alice"], remember_status="active")
+    assert m.remember("x is y")["record"]["status"] == "active"
+    with pytest.raises(ValidationError):
+        ScopedMemory(store, ["alice"], remember_status="superseded")
+
+
+def test_no_scope_is_refused(store: Store) -> None:
+    with pytest.raises(ValidationError):
+        ScopedMemory(store, [])
+    with pytest.raises(ValidationError):
+        ScopedMemory(store, ["../etc"])
+
+
+def test_other_scopes_are_refused_everywhere(mem: ScopedMemory, store: Store) -> None:
+    bob = store.add("Bob's secret plan", scope="bob", status="candidate")
+    with pytest.raises(ScopeRefusedError):
+        mem.remember("x", scope="bob")
+    with pytest.raises(ScopeRefusedError):
+        mem.recall("plan", scopes=["bob"])
+    with pytest.raises(ScopeRefusedError):
+        mem.list_candidates(scope="bob")
+    # a record of another scope is simply not there
+    for call in (
+        lambda: mem.get(bob.id),
+        lambda: mem.forget([bob.id], confirm=True),
+        lambda: mem.review(accept=[bob.id]),
+        lambda: mem.supersede(bob.id, "new plan"),
+        lambda: mem.remember("derived", derived_from=[bob.id]),
+    ):
+        with pytest.raises(NotFoundError):
+            call()
+    # nothing changed in bob's scope
+    assert store.get(bob.id) == bob
+    assert [r.id for r in store.list()] == [bob.id]
+    assert mem.list_candidates() == {"candidates": [], "count": 0}
+
+
+def test_several_scopes_need_an_explicit_scope_to_write(store: Store) -> None:
+    m = ScopedMemory(store, ["alice", "work"])
+    with pytest.raises(ValidationError, match="several scopes"):
+        m.remember("hello")
+    assert m.remember("hello", scope="work")["record"]["scope"] == "work"
+
+
+def test_forget_shows_the_cascade_then_removes_on_confirm(mem: ScopedMemory, store: Store) -> None:
+    src = mem.remember("Alice moved to Lyon in 2021")["record"]["id"]
+    child = mem.remember("Alice lives in France", derived_from=[src])["record"]["id"]
+    plan = mem.forget([src])
+    assert plan["done"] is False
+    assert [r["id"] for r in plan["requested"]] == [src]
+    assert [(r["id"], r["derived_from"]) for r in plan["cascade"]] == [(child, src)]
+    assert plan["count"] == 2
+    assert store.get(src) and store.get(child)  # nothing removed yet
+    done = mem.forget([src], confirm=True, reason="asked to")
+    assert done["done"] is True and done["count"] == 2
+    for rid in (src, child):
+        with pytest.raises(NotFoundError):
+            store.get(rid)
+    # and it cannot come back
+    with pytest.raises(MemError) as exc:
+        mem.remember("Alice moved to Lyon in 2021")
+    assert exc.value.code == "tombstoned"
+
+
+def test_forget_refuses_a_cascade_into_another_scope(mem: ScopedMemory, store: Store) -> None:
+    src = mem.remember("shared fact")["record"]["id"]
+    other = store.add("bob's note built on it", scope="bob", derived_from=[src])
+    with pytest.raises(ScopeRefusedError, match="bob"):
+        mem.forget([src], confirm=True)
+    assert store.get(src) and store.get(other.id)
+
+
+def test_review_accepts_and_rejects_and_checks_all_ids_first(mem: ScopedMemory, store: Store) -> None:
+    a = mem.remember("likes jazz")["record"]["id"]
+    b = mem.remember("likes opera")["record"]["id"]
+    with pytest.raises(NotFoundError):
+        mem.review(accept=[a], reject=["01ARZ3NDEKTSV4RRFFQ69G5FAV"])
+    assert store.get(a).status == "candidate"  # the bad id changed nothing
+    with pytest.raises(ValidationError):
+        mem.review(accept=[a], reject=[a])
+    with pytest.raises(ValidationError):
+        mem.review()
+    assert mem.review(accept=[a], reject=[b]) == {"accepted": [a], "rejected": [b]}
+    assert store.get(a).status == "active"
+    assert store.get(b).status == "rejected"
+    assert mem.list_candidates()["count"] == 0
+
+
+def test_supersede_keeps_history(mem: ScopedMemory, store: Store) -> None:
+    old = mem.remember("Alice works at Acme")["record"]["id"]
+    mem.review(accept=[old])
+    out = mem.supersede(old, "Alice works at Globex", reason="new job")
+    assert out["old"]["status"] == "superseded"
+    assert out["old"]["superseded_by"] == out["new"]["id"]
+    assert out["new"]["supersedes"] == [old]
+    assert out["new"]["status"] == "active"
+    assert store.get(old).status == "superseded"
+
+
+def test_recall_validates_before_searching(mem: ScopedMemory) -> None:
+    with pytest.raises(ValidationError):
+        mem.recall("   ")
+    with pytest.raises(ValidationError):
+        mem.recall("tea", k=0)
+    with pytest.raises(ValidationError):
+        mem.recall("tea", mode="psychic")
+
+
+def test_error_text_names_the_code() -> None:
+    assert error_text(NotFoundError("no record X")) == "error [not-found]: no record X"
