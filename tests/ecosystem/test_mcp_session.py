@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import MEM_EXE, run_mem
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -136,3 +140,31 @@ def test_mcp_needs_a_scope_and_a_store(tmp_path: Path) -> None:
     assert r.returncode == 4
     r = run_mem("mcp", "--store", str(tmp_path / "s"), "--scope", "a", "--remember-as", "superseded")
     assert r.returncode == 4
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
+
+
+def test_example_client_configuration_starts_mem_mcp() -> None:
+    config = json.loads((EXAMPLES / "mcp-servers.json").read_text("utf-8"))
+    server = config["mcpServers"]["memory"]
+    assert server["command"] == "mem"
+    assert server["args"][0] == "mcp" and "--scope" in server["args"]
+
+
+@pytest.mark.model
+def test_example_python_client_runs(tmp_path: Path) -> None:
+    # the SDK's stdio client passes only a safe subset of the environment to the server, so
+    # MEM_EMBEDDER does not reach it: this runs the real embedding model, end to end
+    store = Store.init(tmp_path / "store", actor="tester@test")
+    store.add("Drinks green tea, no sugar", scope="you", kind="preference")
+    assert MEM_EXE
+    p = subprocess.run(
+        [sys.executable, str(EXAMPLES / "mcp_client.py"), "--store", str(store.root),
+         "--scope", "you", "--mem", MEM_EXE, "green tea"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "MEM_EMBEDDER": "hashing", "NO_COLOR": "1"},
+    )
+    assert p.returncode == 0, p.stderr
+    assert "tools: remember, recall, get, forget, list_candidates, review, supersede" in p.stdout
+    assert "Drinks green tea, no sugar" in p.stdout
