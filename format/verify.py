@@ -1,0 +1,880 @@
+"""``mem verify``: check a store against every rule of the format that a store can break.
+
+Each rule has a stable code (``E…`` errors, ``W…`` warnings), a default severity, a meaning and
+a fix; the table is :data:`RULES` and is documented, code by code, in
+``spec/validation-codes.md`` (a test keeps the two and ``spec/fixtures/<CODE>/`` in sync).
+
+Two levels, as BagIt's *complete*/*valid* and restic's ``check``/``--read-data``:
+
+* **fast** (default): the declaration, the configuration, every record file is read and parsed
+  (frontmatter and body validated, file name/id and folder/scope agreement, duplicate ids),
+  tombstones (resurrection by id, by normalized content and by source item), lineage and
+  supersession links, the audit log (hash chains, torn tails, agreement with the records using
+  the records' stored ``digest:`` lines), derived indexes (staleness, corruption, counts, the
+  embedding space), leftover temp files and unknown files.
+* **full**: everything above, and every record's content digest is recomputed and compared with
+  its stored ``digest:`` line, and every record is checked for canonical form.
+
+Verification never writes anything: no lock, no clone id, no index refresh. Per-code severity
+can be changed in ``config.toml`` (``[verify] severity = { W101 = "ignore" }``), as
+``git fsck`` allows with ``fsck.<msg-id>``; every such choice is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import ids
+from .audit import verify_chain
+from .config import CONFIG_FILE, DECLARATION_FILE, FORMAT_NAME, FORMAT_VERSION, KNOWN_EXTENSIONS
+from .errors import RecordParseError
+from .fsutil import TMP_MARKER
+from .jsonl import read_jsonl
+from .record import (
+    MAX_FRONTMATTER_BYTES,
+    MAX_RECORD_BYTES,
+    Record,
+    canonical_body,
+    content_digest,
+    dump_record,
+    match_digest,
+    parse_record,
+    split_record_text,
+)
+from .tombstones import TombstoneSet
+
+SEVERITIES = ("error", "warning")
+#: Values accepted in ``[verify] severity``.
+OVERRIDE_LEVELS = ("error", "warning", "ignore")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the format that a store can break."""
+
+    code: str
+    severity: str  # default: "error" or "warning"
+    title: str
+    meaning: str
+    fix: str
+    level: str = "fast"  # "fast": found by `mem verify`; "full": only by `mem verify --full`
+    fatal: bool = False  # verification cannot go on; severity cannot be changed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "title": self.title,
+            "meaning": self.meaning,
+            "fix": self.fix,
+            "level": self.level,
+        }
+
+
+_RULES: tuple[Rule, ...] = (
+    # -- the store: declaration and configuration ------------------------------------------
+    Rule("E001", "error", "declaration missing",
+         "The directory has no memstore.json, so it is not a readable mem store.",
+         "run `mem init` in the directory, or restore memstore.json (e.g. `git checkout -- memstore.json`)",
+         fatal=True),
+    Rule("E002", "error", "declaration invalid",
+         "memstore.json is not valid UTF-8 JSON, is not an object, or its version or extensions "
+         "have the wrong type.",
+         "restore memstore.json from version control, or write it as in spec/format.md",
+         fatal=True),
+    Rule("E003", "error", "unsupported format or version",
+         "memstore.json names a format other than mem-store, or a format version this mem does "
+         "not read.",
+         "use a mem that reads this version (upgrade mem), or check that this is a mem store",
+         fatal=True),
+    Rule("E004", "error", "unknown must-understand extension",
+         "memstore.json lists an extension that this mem does not understand and that is not "
+         "marked must_understand: false; reading the store could misread it.",
+         "upgrade mem, or use a tool that knows the extension",
+         fatal=True),
+    Rule("E005", "error", "configuration invalid",
+         "config.toml is not valid UTF-8 TOML, or one of its sections is not a table.",
+         "fix the TOML syntax in config.toml (every key is optional; an empty file is valid)",
+         fatal=False),
+    Rule("E006", "error", "records folder unusable",
+         "records/ is a symbolic link or not a directory; mem refuses to follow it.",
+         "replace records/ with a real directory holding the record files"),
+    Rule("W001", "warning", "verify setting ignored",
+         "config.toml [verify] severity names an unknown code, an unknown level, or a code whose "
+         "severity cannot be changed (E001-E005).",
+         "edit [verify] severity in config.toml: known codes only, levels error, warning or ignore"),
+    # -- records --------------------------------------------------------------------------
+    Rule("E101", "error", "record not UTF-8",
+         "A record file contains bytes that are not valid UTF-8.",
+         "re-save the file as UTF-8 (or restore it from version control)"),
+    Rule("E102", "error", "record unparseable",
+         "A record file has no frontmatter block opened and closed by '---' lines, its "
+         "frontmatter is not valid YAML or not a mapping, or it is too large.",
+         "repair the frontmatter by hand (`mem show --raw` of a good record shows the layout), or "
+         "restore the file from version control"),
+    Rule("E103", "error", "record invalid",
+         "A record's frontmatter parses but breaks a rule: a required key (id, scope, kind, status, "
+         "recorded_at, digest) is missing, or a value is malformed (id, scope, status, confidence, "
+         "times, tags, links).",
+         "correct the named key in the file; spec/format.md lists every key and its grammar"),
+    Rule("E104", "error", "record body empty",
+         "A record file has frontmatter but no content after it.",
+         "write the memory's content below the closing '---', or `mem forget` the record"),
+    Rule("E105", "error", "file name and id disagree",
+         "A record file is named <ID>.md but its frontmatter id is a different id.",
+         "rename the file to the frontmatter id (or correct the id), keeping ids unique"),
+    Rule("E106", "error", "folder and scope disagree",
+         "A record file lies in records/<scope>/ but its frontmatter names another scope.",
+         "move the file to records/<its scope>/ or correct its scope (prefer `mem update --scope`)"),
+    Rule("E107", "error", "duplicate id",
+         "The same record id has a file in more than one scope folder; ids are unique in a store.",
+         "keep one of the files (compare them with `mem diff` or a text diff) and remove the others"),
+    Rule("E108", "error", "content digest mismatch",
+         "A record's stored `digest:` line differs from the digest of its content, recomputed: "
+         "the content was changed without mem, or the file is damaged.",
+         "if the edit was intended, save the record through mem (`mem edit ID`) to rewrite the "
+         "digest; otherwise restore the file from version control",
+         level="full"),
+    Rule("W101", "warning", "record not in canonical form",
+         "A record parses but is not written in canonical form (key order, quoting, newlines, "
+         "trailing newline); the next save by mem will change the file and make a git diff.",
+         "save it through mem (`mem edit ID`, then save unchanged) to rewrite it canonically",
+         level="full"),
+    # -- tombstones and links ---------------------------------------------------------------
+    Rule("E201", "error", "forgotten record present",
+         "A record file exists whose id is tombstoned in its scope: a forget was interrupted "
+         "after the tombstone was written and before the file was removed (or the file was "
+         "brought back, e.g. by a git merge). Every read path already treats it as forgotten.",
+         "run `mem repair`, which completes interrupted forgets (removes the file and logs it)"),
+    Rule("E202", "error", "forgotten content present",
+         "A live record's normalized content matches a tombstone of its scope (not lifted): "
+         "forgotten content came back through a path that bypassed mem (hand copy, merge, "
+         "restore).",
+         "`mem forget ID` the record; if it is really meant to come back, store it again with "
+         "`mem add --allow-forgotten` (the override is logged)"),
+    Rule("E203", "error", "forgotten source item present",
+         "A live record comes from an import or capture source item whose key is tombstoned in "
+         "its scope.",
+         "`mem forget ID` the record; forgotten source items must not be re-imported"),
+    Rule("E204", "error", "tombstone line invalid",
+         "A line of tombstones/<scope>.jsonl is not a JSON object, lacks id or digest, or names "
+         "another scope than its file.",
+         "restore the tombstones file from version control; never delete tombstone lines"),
+    Rule("E205", "error", "tombstones file torn",
+         "The last line of a tombstones file is incomplete (a write was interrupted).",
+         "run `mem repair`, which moves the torn line aside to .mem/quarantine/"),
+    Rule("E206", "error", "dangling derived_from",
+         "A record lists in derived_from an id that is neither a record of the store nor "
+         "tombstoned (a link to a forgotten record is fine).",
+         "restore the missing source record, or remove the id from derived_from (`mem edit ID`)"),
+    Rule("E207", "error", "dangling supersession link",
+         "A record's supersedes or superseded_by names an id that is neither a record of the "
+         "store nor tombstoned.",
+         "restore the missing record, or correct the link (`mem edit ID`)"),
+    Rule("E208", "error", "status and supersession disagree",
+         "A record has status superseded but no superseded_by, or has superseded_by but a status "
+         "other than superseded.",
+         "set status and superseded_by consistently (`mem edit ID`); `mem supersede` writes both"),
+    Rule("W201", "warning", "supersession not mutual",
+         "A record names a successor (superseded_by) whose supersedes does not name it back, or a "
+         "record supersedes one whose superseded_by names another record.",
+         "make the two links agree (`mem edit ID`); `mem supersede` writes both sides"),
+    # -- audit log --------------------------------------------------------------------------
+    Rule("E301", "error", "audit line invalid",
+         "A line of an audit log (log/<clone-id>.jsonl) is not a JSON object.",
+         "restore the log file from version control; the log is append-only"),
+    Rule("E302", "error", "audit event tampered",
+         "An audit event's hash does not match its content: the event was edited after it was "
+         "written.",
+         "restore the log file from version control; investigate who changed it"),
+    Rule("E303", "error", "audit chain broken",
+         "An audit event does not name the previous event's hash, or its sequence number is out "
+         "of order: events were removed, inserted or reordered.",
+         "restore the log file from version control; a merge must keep each clone's file whole"),
+    Rule("E304", "error", "audit log torn",
+         "The last line of an audit log is incomplete (a write was interrupted).",
+         "run `mem repair`, which moves the torn line aside to .mem/quarantine/"),
+    Rule("W301", "warning", "record not in the audit log",
+         "A live record has no event in any audit log: it was created outside mem (copied in, "
+         "written by another tool), so its history is unknown.",
+         "nothing to do if this was intended; records written through mem are always logged"),
+    Rule("W302", "warning", "record changed outside mem",
+         "A live record's digest differs from the digest of its latest audit event (or the log "
+         "says it was forgotten): it was changed or restored without mem.",
+         "review the change (`mem diff`, `git log -p`); save it through mem (`mem edit ID`) so the "
+         "log records it"),
+    Rule("W303", "warning", "record removed outside mem",
+         "The audit log says a record is live, but its file is gone and no tombstone forgets it: "
+         "it was deleted without `mem forget`, so nothing stops it from coming back.",
+         "restore the file from version control, or, if the removal was meant, restore it and "
+         "`mem forget ID` it so a tombstone is written"),
+    # -- derived indexes -------------------------------------------------------------------
+    Rule("E401", "error", "index corrupt",
+         "A derived index (lexical or vector) cannot be used: its pointer file does not parse, "
+         "its generation directory is missing, tantivy cannot open it, or a vector matrix "
+         "disagrees with its rows.",
+         "run `mem rebuild` (indexes are derived from the records; nothing is lost)"),
+    Rule("W401", "warning", "index stale",
+         "The lexical index does not reflect the records: records were added, changed or "
+         "removed outside mem (git pull, editor) since it was updated.",
+         "nothing is wrong with the records; the next search catches up, or run `mem rebuild`"),
+    Rule("W402", "warning", "embedding space mismatch",
+         "The vector index was built with another embedding space (provider, model, digest, "
+         "dimension...) than the configured embedder: vector search is refused until rebuilt.",
+         "run `mem rebuild --vectors` with the configured embedder"),
+    Rule("W403", "warning", "index counts disagree",
+         "The number of documents in the lexical index, or of valid vectors, differs from the "
+         "number of live records.",
+         "run `mem rebuild` (or `mem compact` to drop dead vectors)"),
+    # -- files -------------------------------------------------------------------------------
+    Rule("W501", "warning", "leftover temporary file",
+         "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "
+         "(or one running right now). It holds no committed data.",
+         "run `mem compact`, which removes stale temporary files, or delete the file"),
+    Rule("W502", "warning", "unknown file",
+         "A file or folder in records/, tombstones/ or log/ that the format does not define "
+         "(a record must be records/<scope>/<ID>.md; symbolic links are never followed).",
+         "move the file out of the store, or rename it as the format requires"),
+)
+
+RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    severity: str  # "error" or "warning" (after configured overrides)
+    path: str  # relative to the store root, '/'-separated; "." for the store itself
+    message: str
+    fix: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+    def line(self) -> str:
+        return f"[{self.code}] {self.path}: {self.message} (fix: {self.fix})"
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify`` found. ``valid`` is False when any finding has severity error."""
+
+    root: Path
+    level: str
+    findings: list[Finding] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)  # code -> findings hidden by config
+    overrides: dict[str, str] = field(default_factory=dict)  # code -> configured level
+    records: int = 0
+    tombstones: int = 0
+    events: int = 0
+
+    @property
+    def valid(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    def counts(self) -> dict[str, Any]:
+        by_code: dict[str, int] = {}
+        for f in self.findings:
+            by_code[f.code] = by_code.get(f.code, 0) + 1
+        return {
+            "errors": sum(1 for f in self.findings if f.severity == "error"),
+            "warnings": sum(1 for f in self.findings if f.severity == "warning"),
+            "ignored": sum(self.ignored.values()),
+            "by_code": dict(sorted(by_code.items())),
+            "records": self.records,
+            "tombstones": self.tombstones,
+            "events": self.events,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "level": self.level,
+            "store": str(self.root),
+            "findings": [f.to_dict() for f in self.findings],
+            "counts": self.counts(),
+            "overrides": dict(sorted(self.overrides.items())),
+        }
+
+
+class _Verifier:
+    def __init__(self, root: Path, full: bool, indexes: bool) -> None:
+        self.root = root
+        self.full = full
+        self.indexes = indexes
+        self.report = VerifyReport(root, "full" if full else "fast")
+        self.overrides: dict[str, str] = {}
+
+    # -- reporting -----------------------------------------------------------------------------
+
+    def rel(self, path: Path) -> str:
+        try:
+            r = path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+        return r or "."
+
+    def add(self, code: str, path: Path | str, message: str, fix: str | None = None) -> None:
+        rule = RULES[code]
+        level = self.overrides.get(code, rule.severity)
+        if level == "ignore":
+            self.report.ignored[code] = self.report.ignored.get(code, 0) + 1
+            return
+        p = path if isinstance(path, str) else self.rel(path)
+        self.report.findings.append(Finding(code, level, p, message, fix or rule.fix))
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    def run(self) -> VerifyReport:
+        if not self.check_declaration():
+            return self.report
+        self.check_config()
+        tombs = self.check_tombstones()
+        files = self.check_records(tombs)
+        self.check_links(files, tombs)
+        self.check_log(files, tombs)
+        if self.indexes:
+            self.check_indexes(files)
+        self.check_temp_files()
+        self.report.findings.sort(key=lambda f: (f.path, f.code, f.message))
+        return self.report
+
+    # -- declaration and configuration -------------------------------------------------------
+
+    def check_declaration(self) -> bool:
+        path = self.root / DECLARATION_FILE
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            self.add("E001", path, "the store declaration memstore.json is missing")
+            return False
+        except OSError as exc:
+            self.add("E002", path, f"cannot read the declaration: {exc.strerror}")
+            return False
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            self.add("E002", path, f"the declaration is not valid JSON: {exc}")
+            return False
+        if not isinstance(obj, dict):
+            self.add("E002", path, "the declaration is not a JSON object")
+            return False
+        if obj.get("format") != FORMAT_NAME:
+            self.add("E003", path, f"format {obj.get('format')!r} is not {FORMAT_NAME!r}")
+            return False
+        version = obj.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            self.add("E002", path, f"the declaration's version {version!r} is not an integer")
+            return False
+        if version != FORMAT_VERSION:
+            self.add(
+                "E003",
+                path,
+                f"format version {version} is not supported (this mem reads version {FORMAT_VERSION})",
+            )
+            return False
+        exts = obj.get("extensions", [])
+        if not isinstance(exts, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("name"), str) for e in exts
+        ):
+            self.add("E002", path, "extensions must be a list of objects, each with a name")
+            return False
+        unknown = [
+            e["name"]
+            for e in exts
+            if e.get("must_understand", True) is not False and e["name"] not in KNOWN_EXTENSIONS
+        ]
+        if unknown:
+            self.add(
+                "E004",
+                path,
+                "the store uses extension(s) this mem does not understand: " + ", ".join(unknown),
+            )
+            return False
+        return True
+
+    def check_config(self) -> None:
+        path = self.root / CONFIG_FILE
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.add("E005", path, f"cannot read the configuration: {exc.strerror}")
+            return
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            self.add("E005", path, f"the configuration is not valid TOML: {exc}")
+            return
+        bad = [k for k, v in data.items() if k in _CONFIG_TABLES and not isinstance(v, dict)]
+        if bad:
+            self.add("E005", path, f"[{bad[0]}] must be a table")
+            return
+        sev = data.get("verify", {}).get("severity", {})
+        if not isinstance(sev, dict):
+            self.add("W001", path, "[verify] severity must be a table of CODE = level")
+            return
+        for code, level in sev.items():
+            rule = RULES.get(code)
+            if rule is None:
+                self.add("W001", path, f"[verify] severity names unknown code {code!r}")
+            elif level not in OVERRIDE_LEVELS:
+                self.add(
+                    "W001",
+                    path,
+                    f"[verify] severity {code} = {level!r}: use one of {', '.join(OVERRIDE_LEVELS)}",
+                )
+            elif rule.fatal or code == "E005":
+                self.add("W001", path, f"the severity of {code} cannot be changed")
+            else:
+                self.overrides[code] = level
+        self.report.overrides = dict(self.overrides)
+
+    # -- tombstones -------------------------------------------------------------------------
+
+    def check_tombstones(self) -> TombstoneSet:
+        tdir = self.root / "tombstones"
+        n = 0
+        for entry in _scan(tdir):
+            p = tdir / entry.name
+            if _skip_name(entry.name):
+                continue
+            scope = entry.name[:-6] if entry.name.endswith(".jsonl") else None
+            if (
+                scope is None
+                or not ids.SCOPE_RE.match(scope)
+                or not entry.is_file(follow_symlinks=False)
+            ):
+                self.add("W502", p, "not a tombstones file (tombstones/<scope>.jsonl)")
+                continue
+            lines, tail = read_jsonl(p)
+            for ln in lines:
+                v = ln.value
+                if v is None:
+                    self.add("E204", p, f"line {ln.lineno} is {ln.error}")
+                    continue
+                if v.get("type") == "lift":
+                    if not isinstance(v.get("digest"), str):
+                        self.add("E204", p, f"line {ln.lineno}: a lift entry lacks its digest")
+                    continue
+                if not (ids.is_id(v.get("id")) and isinstance(v.get("digest"), str)):
+                    self.add("E204", p, f"line {ln.lineno}: a tombstone needs a record id and a digest")
+                    continue
+                if v.get("scope", scope) != scope:
+                    self.add(
+                        "E204",
+                        p,
+                        f"line {ln.lineno}: tombstone names scope {v.get('scope')!r}, file is for {scope!r}",
+                    )
+                    continue
+                n += 1
+            if tail is not None:
+                self.add(
+                    "E205",
+                    p,
+                    f"last line is incomplete ({len(tail)} bytes after the last newline)",
+                )
+        self.report.tombstones = n
+        return TombstoneSet(tdir)
+
+    # -- records ----------------------------------------------------------------------------
+
+    def check_records(self, tombs: TombstoneSet) -> _Files:
+        files = _Files()
+        rdir = self.root / "records"
+        if rdir.is_symlink() or (rdir.exists() and not rdir.is_dir()):
+            self.add("E006", rdir, "records/ is a symbolic link or not a directory")
+            return files
+        for entry in _scan(rdir):
+            p = rdir / entry.name
+            if _skip_name(entry.name):
+                continue
+            if not entry.is_dir(follow_symlinks=False) or not ids.SCOPE_RE.match(entry.name):
+                what = "a symbolic link" if entry.is_symlink() else "not a scope folder"
+                self.add("W502", p, f"{what} in records/ (records live in records/<scope>/<ID>.md)")
+                continue
+            self._check_scope(entry.name, p, files, tombs)
+        self.report.records = files.count
+        return files
+
+    def _check_scope(self, scope: str, sdir: Path, files: _Files, tombs: TombstoneSet) -> None:
+        st = tombs.load(scope)
+        names: list[str] = []
+        for entry in _scan(sdir):
+            name = entry.name
+            if _skip_name(name):
+                continue
+            if (
+                name.endswith(".md")
+                and ids.ID_RE.match(name[:-3])
+                and entry.is_file(follow_symlinks=False)
+            ):
+                names.append(name)
+            else:
+                what = "a symbolic link" if entry.is_symlink() else "not a record file (<ID>.md)"
+                self.add("W502", sdir / name, what)
+        names.sort()
+        full = self.full
+        for name in names:
+            rid = name[:-3]
+            path = sdir / name
+            files.count += 1
+            prior = files.where.get(rid)
+            if prior is not None:
+                self.add(
+                    "E107",
+                    path,
+                    f"id {rid} also has a file in scope {prior!r} (records/{prior}/{name})",
+                )
+                continue
+            files.where[rid] = scope
+            if rid in st.ids:
+                t = st.ids[rid]
+                self.add(
+                    "E201",
+                    path,
+                    f"record {rid} was forgotten on {t.forgotten_at or '?'} (tombstone in "
+                    f"tombstones/{scope}.jsonl) but its file is still here",
+                )
+                files.forgotten.add(rid)
+                continue
+            rec, text = self._read(path)
+            if rec is None or text is None:
+                continue
+            bad = False
+            if rec.id != rid:
+                self.add("E105", path, f"file is named {rid} but its frontmatter id is {rec.id}")
+                bad = True
+            if rec.scope != scope:
+                self.add(
+                    "E106",
+                    path,
+                    f"file is in records/{scope}/ but its frontmatter scope is {rec.scope!r}",
+                )
+                bad = True
+            if bad:
+                continue
+            stored = _stored_digest(text)
+            files.live[rid] = rec
+            files.digests[rid] = stored
+            if st.digests:
+                md = match_digest(rec.content)
+                hit = st.digests.get(md)
+                if hit is not None:
+                    self.add(
+                        "E202",
+                        path,
+                        f"its content was forgotten in scope {scope!r} (tombstone of {hit})",
+                    )
+                else:
+                    from .store import source_key
+
+                    key = source_key(rec.source)
+                    if key is not None and key in st.digests:
+                        self.add(
+                            "E203",
+                            path,
+                            f"its source item was forgotten in scope {scope!r} "
+                            f"(tombstone of {st.digests[key]})",
+                        )
+            if full:
+                actual = content_digest(rec.content)
+                if stored != actual:
+                    self.add(
+                        "E108",
+                        path,
+                        f"stored digest {stored or '(none)'} but the content's digest is {actual}",
+                    )
+                    files.digests[rid] = actual
+                elif dump_record(rec) != text:
+                    self.add("W101", path, "not in canonical form; " + _first_difference(dump_record(rec), text))
+
+    def _read(self, path: Path) -> tuple[Record | None, str | None]:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            self.add("E102", path, f"cannot read: {exc.strerror}")
+            return None, None
+        if len(raw) > MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES:
+            self.add("E102", path, f"record file is larger than {MAX_RECORD_BYTES} bytes")
+            return None, None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            self.add("E101", path, f"not valid UTF-8 (byte {exc.start}, line {line})")
+            return None, None
+        try:
+            return parse_record(text), text
+        except RecordParseError as exc:
+            code, msg = _classify(text, exc)
+            self.add(code, path, msg)
+            return None, None
+
+    # -- links ------------------------------------------------------------------------------
+
+    def check_links(self, files: _Files, tombs: TombstoneSet) -> None:
+        def known(i: str) -> bool:
+            return i in files.where or tombs.find_id(i) is not None
+
+        for rid, rec in files.live.items():
+            path = self.root / "records" / rec.scope / f"{rid}.md"
+            for d in rec.derived_from:
+                if not known(d):
+                    self.add("E206", path, f"derived_from names {d}, which is not in the store")
+            for s in rec.supersedes:
+                if not known(s):
+                    self.add("E207", path, f"supersedes names {s}, which is not in the store")
+            sb = rec.superseded_by
+            if sb is not None and not known(sb):
+                self.add("E207", path, f"superseded_by names {sb}, which is not in the store")
+            if rec.status == "superseded" and sb is None:
+                self.add("E208", path, "status is superseded but superseded_by is not set")
+            elif sb is not None and rec.status != "superseded":
+                self.add("E208", path, f"superseded_by is set but status is {rec.status}")
+            if sb is not None and sb in files.live and rid not in files.live[sb].supersedes:
+                self.add(
+                    "W201", path, f"superseded_by names {sb}, whose supersedes does not name {rid}"
+                )
+            for s in rec.supersedes:
+                old = files.live.get(s)
+                if old is not None and old.superseded_by not in (None, rid):
+                    self.add(
+                        "W201",
+                        path,
+                        f"supersedes {s}, whose superseded_by names {old.superseded_by}",
+                    )
+
+    # -- audit log --------------------------------------------------------------------------
+
+    def check_log(self, files: _Files, tombs: TombstoneSet) -> None:
+        ldir = self.root / "log"
+        chains: list[Path] = []
+        for entry in _scan(ldir):
+            if _skip_name(entry.name):
+                continue
+            p = ldir / entry.name
+            if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+                chains.append(p)
+            else:
+                self.add("W502", p, "not an audit log file (log/<clone-id>.jsonl)")
+        events: list[tuple[str, str, int, dict[str, Any]]] = []
+        kinds = {"parse": "E301", "hash": "E302", "link": "E303", "seq": "E303", "torn": "E304"}
+        for p in sorted(chains):
+            for prob in verify_chain(p):
+                where = f"line {prob.line}: " if prob.line is not None and prob.kind != "torn" else ""
+                self.add(kinds.get(prob.kind, "E303"), p, where + prob.message)
+            lines, _ = read_jsonl(p)
+            for ln in lines:
+                ev = ln.value
+                if ev is not None:
+                    seq = ev.get("seq")
+                    events.append(
+                        (str(ev.get("ts", "")), p.stem, seq if isinstance(seq, int) else 0, ev)
+                    )
+        self.report.events = len(events)
+        events.sort(key=lambda e: (e[0], e[1], e[2]))
+        last: dict[str, tuple[str, str | None]] = {}
+        for _, _, _, ev in events:
+            rid, op = ev.get("id"), ev.get("op")
+            if not isinstance(rid, str) or op in ("lift-tombstone", "init"):
+                continue
+            after = ev.get("after")
+            if op == "forget":
+                last[rid] = ("forget", None)
+            elif isinstance(after, str):
+                last[rid] = (str(op), after)
+        for rid, rec in files.live.items():
+            path = self.root / "records" / rec.scope / f"{rid}.md"
+            state = last.get(rid)
+            if state is None:
+                self.add("W301", path, f"record {rid} has no event in the audit log")
+            elif state[0] == "forget":
+                self.add(
+                    "W302", path, f"the audit log says {rid} was forgotten, but the file is here"
+                )
+            elif state[1] != files.digests.get(rid):
+                self.add(
+                    "W302",
+                    path,
+                    f"digest {files.digests.get(rid)} differs from the last logged digest "
+                    f"{state[1]} ({state[0]})",
+                )
+        for rid, (op, _) in sorted(last.items()):
+            if op == "forget" or rid in files.where or tombs.find_id(rid) is not None:
+                continue
+            self.add(
+                "W303",
+                "records",
+                f"record {rid} is live in the audit log (last event: {op}) but has no file and "
+                "no tombstone",
+            )
+
+    # -- derived indexes ----------------------------------------------------------------------
+
+    def check_indexes(self, files: _Files) -> None:
+        """Derived indexes, through the index API (spec/index.md). No index: nothing to check."""
+        idx_dir = self.root / ".mem" / "index"
+        if not idx_dir.is_dir():
+            return
+        import importlib
+
+        try:
+            index_api: Any = importlib.import_module("mem.format.index")
+            index_stats, staleness = index_api.index_stats, index_api.staleness
+        except (ImportError, AttributeError):  # the index package is not available yet
+            return
+        from .errors import MemError
+        from .store import Store
+
+        live = len(files.live)
+        try:
+            store = Store(self.root)
+            stats = index_stats(store).to_dict()
+        except MemError as exc:
+            self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
+            return
+        lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
+        for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
+            if part.get("corrupt"):
+                self.add("E401", idx_dir / fname, f"the {name} index is corrupt: {part['corrupt']}")
+        if lex.get("present") and not lex.get("corrupt"):
+            try:
+                st = staleness(store, full=self.full).to_dict()
+            except MemError as exc:
+                self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
+                return
+            n_stale = sum(len(st.get(k) or []) for k in ("added", "changed", "removed"))
+            if n_stale:
+                scopes = ", ".join(st.get("scopes_changed") or []) or "?"
+                self.add(
+                    "W401",
+                    idx_dir / "lexical.json",
+                    f"{n_stale} record(s) added, changed or removed since the index was updated "
+                    f"(scopes: {scopes})",
+                )
+            elif lex.get("docs") is not None and lex["docs"] != live:
+                self.add(
+                    "W403",
+                    idx_dir / "lexical.json",
+                    f"the lexical index holds {lex['docs']} documents for {live} live records",
+                )
+        if vec.get("present") and not vec.get("corrupt"):
+            if vec.get("space_matches") is False:
+                self.add(
+                    "W402",
+                    idx_dir / "vectors.json",
+                    "the vectors were built in another embedding space than the configured "
+                    "embedder's",
+                )
+            valid = int(vec.get("vectors") or 0) + int(vec.get("delta") or 0) - int(vec.get("dead") or 0)
+            if valid > live:
+                self.add(
+                    "W403",
+                    idx_dir / "vectors.json",
+                    f"the vector index holds {valid} valid vectors for {live} live records",
+                )
+
+    # -- files --------------------------------------------------------------------------------
+
+    def check_temp_files(self) -> None:
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d != ".git"]
+            for f in filenames:
+                if TMP_MARKER in f:
+                    self.add(
+                        "W501",
+                        Path(dirpath) / f,
+                        "temporary file left by an interrupted write (or one in progress)",
+                    )
+
+
+_CONFIG_TABLES = ("embedder", "verify", "search", "capture", "permissions")
+
+
+@dataclass
+class _Files:
+    where: dict[str, str] = field(default_factory=dict)  # id -> scope of every record file
+    live: dict[str, Record] = field(default_factory=dict)  # parsed, consistent, not forgotten
+    digests: dict[str, str | None] = field(default_factory=dict)  # id -> stored digest line
+    forgotten: set[str] = field(default_factory=set)
+    count: int = 0
+
+
+def _scan(d: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(d) as it:
+            return sorted(it, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _skip_name(name: str) -> bool:
+    """Names every folder may hold: .gitkeep, and temp files (reported once, as W501)."""
+    return name == ".gitkeep" or TMP_MARKER in name
+
+
+def _stored_digest(text: str) -> str | None:
+    """The value of the frontmatter's ``digest:`` line (the body is not searched)."""
+    end = text.find("\n---\n", 3)
+    fm = text[: end + 1] if end != -1 else text
+    i = fm.find("\ndigest: ")
+    if i == -1:
+        return None
+    j = fm.find("\n", i + 1)
+    return fm[i + 9 : j if j != -1 else len(fm)].strip().strip('"') or None
+
+
+def _classify(text: str, exc: RecordParseError) -> tuple[str, str]:
+    """Tell an unparseable record (E102), an empty body (E104) and an invalid one (E103) apart."""
+    msg = exc.message + (f" (line {exc.line})" if exc.line is not None else "")
+    try:
+        fm, body, _ = split_record_text(text)
+    except RecordParseError:
+        return "E102", msg
+    if not canonical_body(body):
+        return "E104", "the record has no content after its frontmatter"
+    import yaml
+
+    try:
+        data = yaml.safe_load(fm)
+    except yaml.YAMLError:
+        return "E102", msg
+    if data is not None and not isinstance(data, dict):
+        return "E102", msg
+    return "E103", msg
+
+
+def _first_difference(canonical: str, text: str) -> str:
+    a, b = canonical.split("\n"), text.split("\n")
+    for i, (x, y) in enumerate(zip(a, b, strict=False), start=1):
+        if x != y:
+            return f"line {i} is {y[:60]!r}, canonical form is {x[:60]!r}"
+    if len(a) != len(b):
+        return f"the file has {len(b)} lines, canonical form has {len(a)}"
+    return "the file differs from its canonical form"
+
+
+def verify_store(root: str | Path, *, full: bool = False, indexes: bool = True) -> VerifyReport:
+    """Check the store at ``root``; never modifies it. See the module docstring for the levels."""
+    return _Verifier(Path(root), full, indexes).run()
+
+
+def rules() -> Iterable[Rule]:
+    return RULES.values()
+
+
+__all__ = ["RULES", "Finding", "Rule", "VerifyReport", "rules", "verify_store"]
