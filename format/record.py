@@ -68,10 +68,10 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024
 _YAML_WORDS = {
     "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n",
 }  # fmt: skip
-_PLAIN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./@+-]*$")
+_PLAIN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./@+-]*(?::[A-Za-z0-9_./@+-]+)*$")
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 _INT_RE = re.compile(r"^-?(0|[1-9][0-9]*)$")
-_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)\.[0-9]+$")
+_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)\.[0-9]+(e[-+][0-9]+)?$")
 _KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
 
 
@@ -286,7 +286,10 @@ def _scalar(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValidationError(f"{value!r} cannot be stored")
-        return repr(value)
+        text = repr(value)
+        if "e" in text and "." not in text:
+            text = text.replace("e", ".0e")  # YAML 1.1 reads "1e-05" as a string
+        return text
     if isinstance(value, _dt.datetime):
         return format_time(value)
     if isinstance(value, str):
@@ -294,10 +297,22 @@ def _scalar(value: Any) -> str:
             return value
         if ids.ID_RE.match(value) and not value.isdigit():
             return value
-        return json.dumps(value, ensure_ascii=False)
+        return _json_text(value)
     if isinstance(value, (list, tuple, dict)):
-        return json.dumps(_jsonable(value), ensure_ascii=False, separators=(", ", ": "))
+        return _json_text(_jsonable(value))
     raise ValidationError(f"value {value!r} of type {type(value).__name__} cannot be stored")
+
+
+_UNSAFE_CHARS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff0-\uffff]"
+)
+
+
+def _json_text(value: Any) -> str:
+    """JSON text that YAML also reads back unchanged: every control or invisible format
+    character is written as an escape, the rest stays readable UTF-8."""
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return _UNSAFE_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _jsonable(value: Any) -> Any:
