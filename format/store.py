@@ -183,6 +183,33 @@ def _brief(r: Record) -> dict[str, Any]:
     return {"id": r.id, "scope": r.scope, "kind": r.kind, "status": r.status, "content": r.content}
 
 
+def _leaves_first(records: Sequence[Record]) -> list[Record]:
+    """``records`` ordered so that each comes after every record derived from it."""
+    by_id = {r.id: r for r in records}
+    children: dict[str, list[str]] = {}
+    for r in records:
+        for src in r.derived_from:
+            if src in by_id and src != r.id:
+                children.setdefault(src, []).append(r.id)
+    out: list[Record] = []
+    done: set[str] = set()
+    for start in by_id:
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            rid, k = stack.pop()
+            if rid in done:
+                continue
+            kids = children.get(rid, [])
+            if k < len(kids):
+                stack.append((rid, k + 1))
+                if kids[k] not in done:
+                    stack.append((kids[k], 0))
+            else:
+                done.add(rid)
+                out.append(by_id[rid])
+    return out
+
+
 def find_store_root(start: Path | None = None) -> Path:
     """The store containing ``start`` (default: ``$MEM_STORE`` or the current directory)."""
     env = os.environ.get(STORE_ENV)
@@ -850,7 +877,9 @@ class Store:
             at = format_time(now())
             changes: builtins.list[Change] = []
             cascade_src = {r.id: src for r, src in plan.cascade}
-            for rec in plan.records:
+            # derived records go before their sources: a crash part-way never leaves a live
+            # record whose source is already forgotten (re-running the forget completes it)
+            for rec in _leaves_first(plan.records):
                 self.tombstones.add(
                     Tombstone(
                         id=rec.id,
