@@ -497,6 +497,7 @@ class _Verifier:
         rdir = self.root / "records"
         if rdir.is_symlink() or (rdir.exists() and not rdir.is_dir()):
             self.add("E006", rdir, "records/ is a symbolic link or not a directory")
+            files.unusable = True
             return files
         for entry in _scan(rdir):
             p = rdir / entry.name
@@ -598,7 +599,6 @@ class _Verifier:
                         path,
                         f"stored digest {stored or '(none)'} but the content's digest is {actual}",
                     )
-                    files.digests[rid] = actual
                 elif dump_record(rec) != text:
                     self.add("W101", path, "not in canonical form; " + _first_difference(dump_record(rec), text))
 
@@ -714,6 +714,8 @@ class _Verifier:
                     f"{state[1]} ({state[0]})",
                 )
         for rid, (op, _) in sorted(last.items()):
+            if files.unusable:
+                break
             if op == "forget" or rid in files.where or tombs.find_id(rid) is not None:
                 continue
             self.add(
@@ -812,6 +814,7 @@ class _Files:
     digests: dict[str, str | None] = field(default_factory=dict)  # id -> stored digest line
     forgotten: set[str] = field(default_factory=set)
     count: int = 0
+    unusable: bool = False  # records/ could not be read: no "removed outside mem" findings
 
 
 def _scan(d: Path) -> list[os.DirEntry[str]]:
