@@ -191,9 +191,9 @@ def test_installed_package_imports_from_outside_the_tree(tmp_path: Path) -> None
 def test_light_start_up(args: list[str]) -> None:
     code = (
         "import sys\nfrom mem.cli.main import main\n"
-        "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('tantivy', 'usearch', 'numpy', 'onnxruntime', 'pydantic') if m in sys.modules]\n"
-        "sys.stderr.write('HEAVY=' + ','.join(heavy))\n" % (args,)
+        "sys.stderr.write('HEAVY=' + ','.join(heavy))\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "HEAVY=" in p.stderr and p.stderr.split("HEAVY=")[1] == ""

@@ -15,7 +15,6 @@ from mem.format.errors import RecordParseError, ValidationError
 from mem.format.record import (
     STATUSES,
     _parse_fast,
-    _safe_yaml,
     dump_record,
     make_record,
     match_digest,

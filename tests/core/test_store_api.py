@@ -146,7 +146,7 @@ def test_status_transitions(store: Store) -> None:
     assert store.reject(c.id).status == "rejected"
     assert store.list(RecordFilter(scopes=["a"])) == []
     assert [r.id for r in store.list(RecordFilter(statuses=["rejected"]))] == [c.id]
-    n, o = store.supersede(store.accept(c.id).id, "now true")
+    _n, o = store.supersede(store.accept(c.id).id, "now true")
     with pytest.raises(ConflictError):
         store.accept(o.id)
 
