@@ -1,0 +1,734 @@
+"""Derived indexes of a store: keeping them true, building them, swapping them in.
+
+See spec/index.md for the layout, the manifests and the staleness rules. Importing this
+package is cheap (no tantivy, numpy, usearch or model); those load only when used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..errors import MemError, RecordParseError
+from ..record import Record, read_record_file
+from .common import (
+    LEXICAL_KIND,
+    LEXICAL_POINTER,
+    VECTORS_KIND,
+    VECTORS_POINTER,
+    garbage,
+    new_build_dir,
+    read_pointer,
+    remove_tree,
+    tree_bytes,
+    write_pointer,
+)
+
+if TYPE_CHECKING:
+    from ..embed import Embedder
+    from ..store import Change, Store
+    from .lexical import LexicalIndex
+    from .vectors import VectorIndex
+
+T = TypeVar("T")
+Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
+
+
+def _dir_mtime(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return -1
+
+
+@dataclass
+class Staleness:
+    """What differs between the records and the lexical index (and the vectors)."""
+
+    scopes_changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    vectors_missing: int = 0
+    space_mismatch: bool = False
+    lexical_missing: bool = False
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.added or self.changed or self.removed or self.lexical_missing)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scopes_changed": self.scopes_changed,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unreadable": self.unreadable,
+            "vectors_missing": self.vectors_missing,
+            "space_mismatch": self.space_mismatch,
+            "lexical_missing": self.lexical_missing,
+        }
+
+
+@dataclass
+class _Plan:
+    staleness: Staleness
+    puts: list[tuple[Record, int, int]]
+    deletes: list[tuple[str, str]]
+    mtimes: dict[str, int]
+
+
+def _read_checked(path: Path, scope: str, rid: str) -> Record:
+    rec, _ = read_record_file(path)
+    if rec.id != rid or rec.scope != scope:
+        raise RecordParseError(
+            f"file name and frontmatter disagree (file says {scope}/{rid}, frontmatter says {rec.scope}/{rec.id})",
+            path=path,
+        )
+    return rec
+
+
+def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None) -> _Plan:
+    st = Staleness()
+    old = lex.scope_mtimes()
+    now_scopes = store.scopes()
+    cur = {s: _dir_mtime(store.records_dir / s) for s in now_scopes}
+    mtimes = dict(old)
+    puts: list[tuple[Record, int, int]] = []
+    deletes: list[tuple[str, str]] = []
+    check = [s for s in now_scopes if full or old.get(s) != cur[s]]
+    if only is not None:
+        wanted = set(only)
+        check = [s for s in check if s in wanted]
+    vanished = [s for s in old if s not in cur]
+    if full:
+        vanished += [s for s in lex.indexed_scopes() if s not in cur and s not in vanished]
+    for s in vanished:
+        for rid in lex.scope_state(s):
+            deletes.append((s, rid))
+            st.removed.append(rid)
+        mtimes.pop(s, None)
+        st.scopes_changed.append(s)
+    for s in check:
+        state = lex.scope_state(s)
+        seen: set[str] = set()
+        tomb = store.tombstones.load(s).ids
+        changed_here = False
+        for _scope, rid, path in store.iter_paths([s]):
+            if rid in tomb:
+                continue
+            try:
+                fst = os.stat(path)
+            except FileNotFoundError:
+                continue
+            seen.add(rid)
+            known = state.get(rid)
+            if known is not None and known.mtime_ns == fst.st_mtime_ns and known.size == fst.st_size:
+                continue
+            try:
+                rec = _read_checked(path, s, rid)
+            except (RecordParseError, FileNotFoundError):
+                st.unreadable.append(str(path))
+                if known is not None:
+                    deletes.append((s, rid))
+                    st.removed.append(rid)
+                    changed_here = True
+                continue
+            if known is not None and known.digest == rec.digest:
+                # same content, new mtime (touch, or a metadata change): re-index anyway since
+                # status, tags and times are in the index; cheap.
+                pass
+            puts.append((rec, fst.st_mtime_ns, fst.st_size))
+            (st.changed if known is not None else st.added).append(rid)
+            changed_here = True
+        for rid in state:
+            if rid not in seen:
+                deletes.append((s, rid))
+                st.removed.append(rid)
+                changed_here = True
+        mtimes[s] = cur[s]
+        if changed_here or old.get(s) != cur[s]:
+            st.scopes_changed.append(s)
+    return _Plan(st, puts, deletes, mtimes)
+
+
+def staleness(store: Store, *, full: bool = False) -> Staleness:
+    """What the lexical index lacks or holds in excess (applies nothing)."""
+    from .lexical import LexicalIndex
+
+    lex = LexicalIndex.open(store.index_dir)
+    if lex is None:
+        return Staleness(lexical_missing=True)
+    try:
+        st = _plan(store, lex, full).staleness
+        vec = _open_vectors(store)
+        if vec is not None:
+            try:
+                from ..embed import configured_space
+
+                st.space_mismatch = vec.space != configured_space(store.config)
+                st.vectors_missing = len(_missing_vectors(lex, vec, full=True))
+            finally:
+                vec.close()
+        return st
+    finally:
+        lex.close()
+
+
+def _open_vectors(store: Store) -> VectorIndex | None:
+    from .vectors import VectorIndex
+
+    return VectorIndex.open(store.index_dir)
+
+
+def refresh(store: Store, *, full: bool = False, lex: LexicalIndex | None = None) -> Staleness:
+    """Apply changes made outside mem to the lexical index (and drop their stale vectors).
+
+    Builds the lexical index when it does not exist. Takes the store's writer lock while it
+    writes. Cost: one stat per scope when nothing changed.
+    """
+    from .lexical import LexicalIndex
+
+    own = lex is None
+    if lex is None:
+        lex = LexicalIndex.open(store.index_dir)
+    if lex is None:
+        rebuild(store, lexical=True, vectors=False)
+        return Staleness(lexical_missing=True)
+    try:
+        plan = _plan(store, lex, full)
+        if plan.mtimes == lex.scope_mtimes() and not plan.puts and not plan.deletes:
+            return plan.staleness
+        with store.lock:
+            plan = _plan(store, lex, full)  # again, under the lock
+            _apply(store, lex, plan.puts, plan.deletes)
+            lex.save_manifest(plan.mtimes)
+        return plan.staleness
+    finally:
+        if own:
+            lex.close()
+
+
+def _apply(store: Store, lex: LexicalIndex, puts: list[tuple[Record, int, int]],
+           deletes: list[tuple[str, str]]) -> None:
+    lex.apply(puts, deletes)
+    if not (puts or deletes) or not (store.index_dir / VECTORS_POINTER).exists():
+        return
+    vec = _open_vectors(store)
+    if vec is None:
+        return
+    try:
+        drop = list(deletes)
+        for rec, _m, _s in puts:
+            if vec.valid_digest(rec.scope, rec.id) not in (None, rec.digest):
+                drop.append((rec.scope, rec.id))
+        vec.drop(drop)
+    finally:
+        vec.close()
+
+
+# -- the write listener ----------------------------------------------------------------------
+
+
+class IndexSession:
+    """Keeps the indexes of one open Store current with mem's own writes (see attach)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.errors: list[str] = []
+        self.clean: dict[str, int] = {}
+        self.active = False
+        self.existing: set[str] = set()
+        try:
+            m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        except MemError as exc:
+            self.errors.append(str(exc))
+            return
+        if m is None:
+            return
+        self.active = True
+        recorded = {str(k): int(v.get("dir_mtime_ns", -1)) for k, v in (m.get("scopes") or {}).items()
+                    if isinstance(v, dict)}
+        for s in store.scopes():
+            if recorded.get(s) == _dir_mtime(store.records_dir / s):
+                self.clean[s] = recorded[s]
+        # scopes that neither exist nor are known now: a write that creates one is ours
+        self.existing = set(store.scopes()) | set(recorded)
+
+    def is_clean(self, scope: str) -> bool:
+        return scope in self.clean
+
+    def __call__(self, changes: list[Change]) -> None:
+        if not self.active or not changes:
+            return
+        try:
+            self._on_changes(changes)
+        except Exception as exc:  # the record is stored; the index heals at the next refresh
+            self.errors.append(f"index update failed: {exc}")
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        from .lexical import LexicalIndex
+
+        store = self.store
+        lex = LexicalIndex.open(store.index_dir)
+        if lex is None:
+            return
+        try:
+            puts: list[tuple[Record, int, int]] = []
+            deletes: list[tuple[str, str]] = []
+            touched: set[str] = set()
+            for c in changes:
+                touched.add(c.scope)
+                if c.old_scope and c.old_scope != c.scope:
+                    deletes.append((c.old_scope, c.id))
+                    touched.add(c.old_scope)
+                if c.op == "delete" or c.record is None:
+                    deletes.append((c.scope, c.id))
+                    continue
+                try:
+                    fst = os.stat(store.record_path(c.scope, c.id))
+                except FileNotFoundError:
+                    deletes.append((c.scope, c.id))
+                    continue
+                puts.append((c.record, fst.st_mtime_ns, fst.st_size))
+            with store.lock:
+                _apply(store, lex, puts, deletes)
+                recorded = lex.scope_mtimes()
+                for s in touched:
+                    before = self.clean.get(s)
+                    if before is None and s not in self.existing:
+                        before = self.clean[s] = -1
+                    # advance the scope's mark only if this process saw it fresh (or absent)
+                    # and nobody else advanced it since: an earlier external change stays visible
+                    if before is not None and recorded.get(s, -1) == before:
+                        cur = _dir_mtime(store.records_dir / s)
+                        if cur >= 0:
+                            recorded[s] = cur
+                        else:
+                            recorded.pop(s, None)
+                        self.clean[s] = cur
+                lex.save_manifest(recorded)
+        finally:
+            lex.close()
+
+
+def attach(store: Store) -> IndexSession:
+    """Register the index listener on ``store`` (idempotent). Cheap: no index is opened."""
+    for fn in store.listeners:
+        if isinstance(fn, IndexSession):
+            return fn
+    sess = IndexSession(store)
+    store.listeners.append(sess)
+    return sess
+
+
+# -- building, swapping ----------------------------------------------------------------------
+
+
+@dataclass
+class BuiltIndexes:
+    build_dir: Path
+    lexical: dict[str, Any] | None = None
+    vectors: dict[str, Any] | None = None
+    records: int = 0
+    embedded: int = 0
+    reused: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lexical": None if self.lexical is None else {"generation": self.lexical["generation"],
+                                                          "docs": self.lexical["docs"]},
+            "vectors": None if self.vectors is None else {"generation": self.vectors["generation"],
+                                                          "space": self.vectors["space"],
+                                                          "embedded": self.embedded,
+                                                          "reused": self.reused},
+            "records": self.records,
+            "skipped": self.skipped,
+        }
+
+
+def _collect(store: Store, progress: Progress | None) -> tuple[list[tuple[Record, int, int]], dict[str, int], list[str]]:
+    items: list[tuple[Record, int, int]] = []
+    mtimes: dict[str, int] = {}
+    skipped: list[str] = []
+    paths: list[tuple[str, str, Path]] = []
+    for s in store.scopes():
+        mtimes[s] = _dir_mtime(store.records_dir / s)  # before listing: later changes show
+        tomb = store.tombstones.load(s).ids
+        paths.extend(p for p in store.iter_paths([s]) if p[1] not in tomb)
+    it: Iterable[tuple[str, str, Path]] = paths
+    if progress is not None:
+        it = progress(paths, len(paths), "reading records")
+    for scope, rid, path in it:
+        try:
+            fst = os.stat(path)
+            rec = _read_checked(path, scope, rid)
+        except FileNotFoundError:
+            continue
+        except RecordParseError as exc:
+            skipped.append(str(exc))
+            continue
+        items.append((rec, fst.st_mtime_ns, fst.st_size))
+    return items, mtimes, skipped
+
+
+def build_indexes(
+    store: Store,
+    dest: Path,
+    *,
+    lexical: bool = True,
+    vectors: bool = True,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+    reuse_vectors: bool = True,
+    batch: int = 64,
+) -> BuiltIndexes:
+    """Build fresh index generations from the records alone into ``dest`` (see spec/index.md)."""
+    from .common import new_generation
+
+    built = BuiltIndexes(dest)
+    items, mtimes, built.skipped = _collect(store, progress)
+    built.records = len(items)
+    lex_gen = new_generation("lexical")
+    if lexical:
+        from .lexical import build_lexical
+
+        built.lexical = build_lexical(dest / lex_gen, items, mtimes)
+    if vectors:
+        from ..embed import load_embedder
+        from .lexical import LexicalIndex
+        from .vectors import build_vectors
+
+        emb = embedder or load_embedder(config=store.config)
+        space = emb.space
+        old = _open_vectors(store)
+        per_scope: dict[str, list[tuple[str, str, Any]]] = {s: [] for s in mtimes}
+        todo: list[Record] = []
+        try:
+            for rec, _m, _s in items:
+                v = None
+                if (reuse_vectors and old is not None and old.space == space
+                        and old.valid_digest(rec.scope, rec.id) == rec.digest):
+                    v = old.vector_of(rec.scope, rec.id)
+                if v is not None:
+                    per_scope.setdefault(rec.scope, []).append((rec.id, rec.digest, v.copy()))
+                    built.reused += 1
+                else:
+                    todo.append(rec)
+        finally:
+            if old is not None:
+                old.close()
+        starts = list(range(0, len(todo), batch))
+        it: Iterable[int] = starts if progress is None else progress(starts, len(starts), f"embedding {len(todo)} records")
+        for start in it:
+            chunk = todo[start:start + batch]
+            vecs = emb.embed([r.content for r in chunk])
+            for r, v in zip(chunk, vecs, strict=True):
+                per_scope.setdefault(r.scope, []).append((r.id, r.digest, v))
+            built.embedded += len(chunk)
+        if lexical:
+            lg: str | None = lex_gen
+            seq = len(items)
+        else:
+            cur = LexicalIndex.open(store.index_dir)
+            lg, seq = (None, 0) if cur is None else (cur.generation, cur.max_seq())
+            if cur is not None:
+                cur.close()
+        built.vectors = build_vectors(dest / new_generation("vectors"), space, per_scope,
+                                      lex_generation=lg, lex_seq=seq)
+    return built
+
+
+def swap_in(store: Store, built: BuiltIndexes) -> None:
+    """Make built generations live: rename into place, replace the pointer atomically, drop the old."""
+    idx = store.index_dir
+    old: list[str] = []
+    for pointer, kind, manifest in ((LEXICAL_POINTER, LEXICAL_KIND, built.lexical),
+                                    (VECTORS_POINTER, VECTORS_KIND, built.vectors)):
+        if manifest is None:
+            continue
+        gen = str(manifest["generation"])
+        os.replace(built.build_dir / gen, idx / gen)
+        try:
+            prev = read_pointer(idx, pointer, kind)
+        except MemError:
+            prev = None
+        write_pointer(idx, pointer, manifest)
+        if prev is not None and prev["generation"] != gen:
+            old.append(str(prev["generation"]))
+    for g in old:
+        remove_tree(idx / g)
+    remove_tree(built.build_dir)
+
+
+def rebuild(
+    store: Store,
+    *,
+    lexical: bool = True,
+    vectors: bool = True,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+    reuse_vectors: bool = False,
+) -> BuiltIndexes:
+    """Rebuild the chosen indexes from the records and swap them in, under the writer lock."""
+    with store.lock:
+        dest = new_build_dir(store.index_dir)
+        try:
+            built = build_indexes(store, dest, lexical=lexical, vectors=vectors, embedder=embedder,
+                                  progress=progress, reuse_vectors=reuse_vectors)
+            swap_in(store, built)
+        except BaseException:
+            remove_tree(dest)
+            raise
+        if lexical and vectors is False and (store.index_dir / VECTORS_POINTER).exists():
+            # the vectors now follow a new lexical generation: resync them by full comparison
+            with contextlib.suppress(MemError):
+                v = _open_vectors(store)
+                if v is not None:
+                    v.set_meta({"lex_generation": "", "lex_seq": "0"})
+                    v.close()
+        return built
+
+
+def compact(store: Store, *, progress: Progress | None = None) -> dict[str, Any]:
+    """Merge the vector delta, drop dead vectors, merge tantivy segments; swap atomically."""
+    before = index_stats(store).to_dict()
+    vec_present = before["vectors"]["present"] and before["vectors"]["space_matches"]
+    emb = None
+    if vec_present:
+        from ..embed import choose, load_embedder
+
+        # reuse every valid vector: the embedder is loaded only for records that lack one
+        if before["vectors"]["missing"]:
+            emb = load_embedder(choose(store.config).provider, threads=choose(store.config).threads)
+        else:
+            emb = _SpaceOnly(_open_space(store))
+    built = None
+    with store.lock:
+        dest = new_build_dir(store.index_dir)
+        try:
+            built = build_indexes(store, dest, lexical=True, vectors=bool(vec_present), embedder=emb,
+                                  progress=progress, reuse_vectors=True)
+            swap_in(store, built)
+        except BaseException:
+            remove_tree(dest)
+            raise
+    after = index_stats(store).to_dict()
+    return {
+        "lexical": {"docs": after["lexical"]["docs"],
+                    "deleted_docs_dropped": before["lexical"].get("deleted_docs", 0),
+                    "segments_before": before["lexical"].get("segments", 0),
+                    "segments_after": after["lexical"].get("segments", 0)},
+        "vectors": None if not vec_present else {
+            "vectors": after["vectors"]["vectors"],
+            "dead_dropped": before["vectors"]["dead"],
+            "delta_merged": before["vectors"]["delta"],
+            "embedded": built.embedded if built else 0,
+        },
+    }
+
+
+def _open_space(store: Store) -> Any:
+    v = _open_vectors(store)
+    assert v is not None
+    try:
+        return v.space
+    finally:
+        v.close()
+
+
+class _SpaceOnly:
+    """An embedder stand-in for compact when every vector is reused: it must never embed."""
+
+    def __init__(self, space: Any) -> None:
+        self.space = space
+
+    def embed(self, texts: Any) -> Any:
+        raise MemError("internal: compact tried to embed although every vector was reusable")
+
+
+# -- vectors backfill -----------------------------------------------------------------------
+
+
+def _missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) -> list[tuple[str, str, str]]:
+    """(scope, id, digest) of indexed records whose vector is missing or stale."""
+    gen_ok = vec.get_meta("lex_generation") == lex.generation
+    if gen_ok and not full:
+        since = int(vec.get_meta("lex_seq") or 0)
+        rows = lex.db.execute("SELECT scope, id, digest FROM records WHERE seq > ?", (since,)).fetchall()
+    else:
+        rows = lex.db.execute("SELECT scope, id, digest FROM records").fetchall()
+    out = []
+    by_scope: dict[str, dict[str, str]] = {}
+    for scope, rid, dg in rows:
+        valid = by_scope.get(scope)
+        if valid is None:
+            valid = by_scope[scope] = vec.valid_digests(scope)
+        if valid.get(rid) != dg:
+            out.append((scope, rid, dg))
+    return out
+
+
+def backfill(store: Store, lex: LexicalIndex, vec: VectorIndex, embedder: Embedder,
+             *, limit: int | None = 256) -> tuple[int, int]:
+    """Embed records whose vector is missing (at most ``limit``); returns (embedded, still missing).
+
+    A record that cannot be read is skipped (the lexical refresh deals with it).
+    """
+    missing = _missing_vectors(lex, vec)
+    seq = lex.max_seq()
+    if not missing:
+        if vec.get_meta("lex_seq") != str(seq) or vec.get_meta("lex_generation") != lex.generation:
+            with store.lock:
+                vec.set_meta({"lex_generation": lex.generation, "lex_seq": str(seq)})
+        return 0, 0
+    todo = missing if limit is None else missing[:limit]
+    recs: list[Record] = []
+    for scope, rid, dg in todo:
+        try:
+            r = _read_checked(store.record_path(scope, rid), scope, rid)
+        except (RecordParseError, FileNotFoundError, MemError):
+            continue
+        if r.digest == dg and not store.is_forgotten(scope, rid):
+            recs.append(r)
+    done = 0
+    for start in range(0, len(recs), 64):
+        chunk = recs[start:start + 64]
+        vecs = embedder.embed([r.content for r in chunk])
+        items = [(r.scope, r.id, r.digest, v) for r, v in zip(chunk, vecs, strict=True)]
+        final = start + 64 >= len(recs) and len(todo) == len(missing)
+        meta = {"lex_generation": lex.generation, "lex_seq": str(seq)} if final else None
+        with store.lock:
+            vec.add(items, meta)
+        done += len(chunk)
+    if not recs and len(todo) == len(missing):
+        with store.lock:
+            vec.set_meta({"lex_generation": lex.generation, "lex_seq": str(seq)})
+    return done, len(missing) - len(todo)
+
+
+def create_empty_vectors(store: Store, embedder: Embedder) -> None:
+    """Start a vector index with no vectors (they are backfilled); lexical must exist."""
+    from .common import new_generation
+    from .vectors import build_vectors, write_vectors_pointer
+
+    with store.lock:
+        if (store.index_dir / VECTORS_POINTER).exists():
+            return
+        dest = store.index_dir / new_generation("vectors")
+        m = build_vectors(dest, embedder.space, {}, lex_generation="", lex_seq=0)
+        write_vectors_pointer(store.index_dir, m)
+
+
+# -- stats ----------------------------------------------------------------------------------
+
+
+@dataclass
+class IndexStats:
+    lexical: dict[str, Any]
+    vectors: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"lexical": self.lexical, "vectors": self.vectors}
+
+
+def index_stats(store: Store) -> IndexStats:
+    """Counts, sizes and staleness of both indexes (never loads the model)."""
+    from .lexical import LexicalIndex
+
+    lexd: dict[str, Any] = {"present": False, "generation": None, "docs": 0, "deleted_docs": 0,
+                            "segments": 0, "bytes": 0, "stale_scopes": [], "corrupt": None}
+    vecd: dict[str, Any] = {"present": False, "generation": None, "space": None, "space_matches": None,
+                            "vectors": 0, "delta": 0, "dead": 0, "missing": 0, "bytes": 0, "corrupt": None}
+    lex = None
+    try:
+        lex = LexicalIndex.open(store.index_dir)
+        if lex is not None:
+            lexd.update(present=True, generation=lex.generation, bytes=tree_bytes(lex.path))
+            ts = lex.stats()
+            docs = lex.doc_count()
+            lexd.update(docs=docs, segments=ts["segments"], deleted_docs=_deleted_docs(lex))
+            st = _plan(store, lex, False)
+            lexd["stale_scopes"] = sorted(set(st.staleness.scopes_changed))
+    except MemError as exc:
+        lexd["corrupt"] = str(exc)
+    try:
+        vec = _open_vectors(store)
+        if vec is not None:
+            try:
+                from ..embed import configured_space
+
+                c = vec.counts()
+                vecd.update(present=True, generation=vec.generation, space=vec.space.to_dict(),
+                            vectors=c["vectors"], delta=c["delta"], dead=c["dead"],
+                            bytes=tree_bytes(vec.path))
+                try:
+                    vecd["space_matches"] = vec.space == configured_space(store.config)
+                except MemError:
+                    vecd["space_matches"] = False
+                if lex is not None and lexd["corrupt"] is None:
+                    vecd["missing"] = len(_missing_vectors(lex, vec, full=True))
+            finally:
+                vec.close()
+    except MemError as exc:
+        vecd["corrupt"] = str(exc)
+    if lex is not None:
+        lex.close()
+    return IndexStats(lexd, vecd)
+
+
+def _deleted_docs(lex: LexicalIndex) -> int:
+    """Documents tantivy still stores but marked deleted (dropped by compact)."""
+    import json
+
+    try:
+        meta = json.loads((lex.path / "meta.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return 0
+    total = 0
+    for seg in meta.get("segments", []):
+        d = seg.get("deletes")
+        if isinstance(d, dict):
+            total += int(d.get("num_deleted_docs", 0))
+    return total
+
+
+def cleanup_garbage(store: Store) -> list[str]:
+    """Remove generation/build directories no manifest names (left by a crash)."""
+    live: set[str] = set()
+    for pointer, kind in ((LEXICAL_POINTER, LEXICAL_KIND), (VECTORS_POINTER, VECTORS_KIND)):
+        with contextlib.suppress(MemError):
+            m = read_pointer(store.index_dir, pointer, kind)
+            if m is not None:
+                live.add(str(m["generation"]))
+    out = []
+    with store.lock:
+        for p in garbage(store.index_dir, live):
+            remove_tree(p)
+            out.append(p.name)
+    return out
+
+
+__all__ = [
+    "BuiltIndexes",
+    "IndexSession",
+    "IndexStats",
+    "Staleness",
+    "attach",
+    "backfill",
+    "build_indexes",
+    "cleanup_garbage",
+    "compact",
+    "index_stats",
+    "new_build_dir",
+    "rebuild",
+    "refresh",
+    "staleness",
+    "swap_in",
+]

@@ -1,0 +1,95 @@
+"""Shared pieces of the derived indexes: pointer files (manifests), generations, sizes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexUnavailableError
+from ..fsutil import atomic_write, ensure_dir
+
+LEXICAL_POINTER = "lexical.json"
+VECTORS_POINTER = "vectors.json"
+LEXICAL_KIND = "mem-lexical-index"
+VECTORS_KIND = "mem-vector-index"
+POINTER_VERSION = 1
+REBUILD_HINT = "run `mem rebuild`"
+
+
+def read_pointer(index_dir: Path, name: str, kind: str) -> dict[str, Any] | None:
+    """The manifest in ``index_dir/name``; None when absent; IndexUnavailableError when corrupt."""
+    path = index_dir / name
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise IndexUnavailableError(f"cannot read the index manifest: {exc.strerror}", path=path,
+                                    hint=REBUILD_HINT) from None
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise IndexUnavailableError(f"the index manifest is not valid JSON ({exc})", path=path,
+                                    hint=REBUILD_HINT) from None
+    if not isinstance(obj, dict) or obj.get("kind") != kind or not isinstance(obj.get("generation"), str):
+        raise IndexUnavailableError("the index manifest is not a mem index manifest", path=path,
+                                    hint=REBUILD_HINT)
+    if obj.get("version") != POINTER_VERSION:
+        raise IndexUnavailableError(
+            f"the index manifest has version {obj.get('version')!r}; this mem reads {POINTER_VERSION}",
+            path=path, hint=REBUILD_HINT,
+        )
+    gen = obj["generation"]
+    if "/" in gen or gen.startswith(".") or not (index_dir / gen).is_dir():
+        raise IndexUnavailableError(f"the index generation {gen!r} named by the manifest is missing",
+                                    path=path, hint=REBUILD_HINT)
+    return obj
+
+
+def write_pointer(index_dir: Path, name: str, obj: dict[str, Any]) -> None:
+    ensure_dir(index_dir)
+    atomic_write(index_dir / name, json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def new_generation(prefix: str) -> str:
+    return f"{prefix}-{os.urandom(5).hex()}"
+
+
+def new_build_dir(index_dir: Path) -> Path:
+    """A fresh directory for a build, inside the index folder (same file system: rename works)."""
+    ensure_dir(index_dir)
+    d = index_dir / f"build-{os.urandom(5).hex()}"
+    d.mkdir(mode=0o700)
+    return d
+
+
+def remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def tree_bytes(path: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for f in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+    return total
+
+
+def garbage(index_dir: Path, live: set[str]) -> list[Path]:
+    """Generation and build directories that no manifest names (left by a crash)."""
+    out: list[Path] = []
+    try:
+        entries = list(os.scandir(index_dir))
+    except FileNotFoundError:
+        return out
+    for e in entries:
+        if e.is_dir(follow_symlinks=False) and e.name not in live and e.name.split("-")[0] in (
+            "lexical", "vectors", "build",
+        ):
+            out.append(Path(e.path))
+    return out

@@ -1,0 +1,360 @@
+"""The lexical index: tantivy (BM25 over stemmed content) plus a per-record state table.
+
+A generation directory holds the tantivy files and ``state.db`` (SQLite): for every document
+the index holds, the record file's (mtime_ns, size) when it was read and its body digest, with
+a change sequence number. ``lexical.json`` in the index folder points at the live generation and
+keeps each scope directory's mtime at which the index last matched it. See spec/index.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexUnavailableError, InvalidInputError
+from ..record import Record
+from ..timeutil import format_time, now
+from .common import (
+    LEXICAL_KIND,
+    LEXICAL_POINTER,
+    POINTER_VERSION,
+    REBUILD_HINT,
+    read_pointer,
+    write_pointer,
+)
+
+SCHEMA_VERSION = 1
+WRITER_HEAP = 64 * 1024 * 1024
+_WORD = re.compile(r"\w+", re.UNICODE)
+_OPERATORS = {"and", "or", "not", "to", "in"}
+
+
+def _ms(t: _dt.datetime | None) -> int:
+    return -1 if t is None else int(t.timestamp() * 1000)
+
+
+def build_schema() -> Any:
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("key", stored=False, tokenizer_name="raw")  # scope/id: unique per doc
+    sb.add_text_field("id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("scope", stored=True, tokenizer_name="raw")
+    sb.add_text_field("kind", stored=False, tokenizer_name="raw")
+    sb.add_text_field("status", stored=False, tokenizer_name="raw")
+    sb.add_text_field("tags", stored=False, tokenizer_name="raw")
+    sb.add_text_field("digest", stored=True, tokenizer_name="raw")
+    sb.add_text_field("content", stored=False, tokenizer_name="en_stem", index_option="position")
+    sb.add_integer_field("recorded_at", stored=False, indexed=True, fast=True)
+    sb.add_integer_field("valid_from", stored=False, indexed=True, fast=True)
+    sb.add_integer_field("valid_to", stored=False, indexed=True, fast=True)
+    sb.add_float_field("confidence", stored=False, fast=True)
+    return sb.build()
+
+
+def make_doc(rec: Record) -> Any:
+    import tantivy
+
+    return tantivy.Document(
+        key=f"{rec.scope}/{rec.id}",
+        id=rec.id,
+        scope=rec.scope,
+        kind=rec.kind,
+        status=rec.status,
+        tags=list(rec.tags),
+        digest=rec.digest,
+        content=rec.content,
+        recorded_at=_ms(rec.recorded_at),
+        valid_from=_ms(rec.valid_from),
+        valid_to=_ms(rec.valid_to),
+        confidence=float(rec.confidence),
+    )
+
+
+def query_words(text: str) -> list[str]:
+    """The searchable words of a free-text query (operators and punctuation dropped)."""
+    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in _OPERATORS]
+
+
+# -- state table ------------------------------------------------------------------------------
+
+STATE_SQL = """
+CREATE TABLE IF NOT EXISTS records(
+  id TEXT NOT NULL, scope TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+  digest TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(scope, id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS records_seq ON records(seq);
+CREATE TABLE IF NOT EXISTS gone(id TEXT NOT NULL, scope TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS gone_seq ON gone(seq);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
+    if not create and not path.is_file():
+        raise IndexUnavailableError("the lexical index state table is missing", path=path, hint=REBUILD_HINT)
+    try:
+        db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if create:
+            db.executescript(STATE_SQL)
+        else:
+            db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise IndexUnavailableError(f"the lexical index state table is corrupt: {exc}", path=path,
+                                    hint=REBUILD_HINT) from None
+    return db
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    mtime_ns: int
+    size: int
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class LexHit:
+    id: str
+    scope: str
+    score: float
+    digest: str
+
+
+class LexicalIndex:
+    """One open generation of the lexical index."""
+
+    def __init__(self, index_dir: Path, manifest: dict[str, Any]) -> None:
+        self.index_dir = index_dir
+        self.manifest = manifest
+        self.path = index_dir / str(manifest["generation"])
+        self._index: Any = None
+        self._db: sqlite3.Connection | None = None
+        self._searcher: Any = None
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, index_dir: Path) -> LexicalIndex | None:
+        m = read_pointer(index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        if m is None:
+            return None
+        if m.get("schema") != SCHEMA_VERSION:
+            raise IndexUnavailableError(
+                f"the lexical index has schema {m.get('schema')!r}; this mem uses {SCHEMA_VERSION}",
+                path=index_dir / LEXICAL_POINTER, hint=REBUILD_HINT,
+            )
+        return cls(index_dir, m)
+
+    @property
+    def generation(self) -> str:
+        return str(self.manifest["generation"])
+
+    @property
+    def index(self) -> Any:
+        if self._index is None:
+            import tantivy
+
+            try:
+                self._index = tantivy.Index.open(str(self.path))
+            except Exception as exc:  # tantivy raises ValueError/OSError variants
+                raise IndexUnavailableError(f"the lexical index cannot be opened: {exc}", path=self.path,
+                                            hint=REBUILD_HINT) from None
+        return self._index
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = open_state(self.path / "state.db")
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._index = None
+        self._searcher = None
+
+    def searcher(self) -> Any:
+        if self._searcher is None:
+            self._searcher = self.index.searcher()
+        return self._searcher
+
+    # -- manifest --------------------------------------------------------------------------
+
+    def scope_mtimes(self) -> dict[str, int]:
+        sc = self.manifest.get("scopes") or {}
+        return {str(k): int(v.get("dir_mtime_ns", -1)) for k, v in sc.items() if isinstance(v, dict)}
+
+    def save_manifest(self, scope_mtimes: dict[str, int] | None = None) -> None:
+        if scope_mtimes is not None:
+            self.manifest["scopes"] = {s: {"dir_mtime_ns": m} for s, m in sorted(scope_mtimes.items())}
+        self.manifest["docs"] = self.doc_count()
+        write_pointer(self.index_dir, LEXICAL_POINTER, self.manifest)
+
+    # -- state -----------------------------------------------------------------------------
+
+    def doc_count(self) -> int:
+        row = self.db.execute("SELECT count(*) FROM records").fetchone()
+        return int(row[0])
+
+    def scope_state(self, scope: str) -> dict[str, FileState]:
+        return {
+            rid: FileState(mt, size, dg)
+            for rid, mt, size, dg in self.db.execute(
+                "SELECT id, mtime_ns, size, digest FROM records WHERE scope=?", (scope,)
+            )
+        }
+
+    def indexed_scopes(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT scope FROM records")]
+
+    def max_seq(self) -> int:
+        a = self.db.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()[0]
+        b = self.db.execute("SELECT coalesce(max(seq), 0) FROM gone").fetchone()[0]
+        return int(max(a, b))
+
+    # -- updates ---------------------------------------------------------------------------
+
+    def apply(
+        self,
+        puts: Sequence[tuple[Record, int, int]],
+        deletes: Sequence[tuple[str, str]],
+    ) -> None:
+        """Index ``puts`` (record, file mtime_ns, file size) and drop ``deletes`` (scope, id).
+
+        The tantivy commit comes first, then the state rows: after a crash between the two the
+        state still shows the old file state, so the next refresh re-applies the change.
+        """
+        if not puts and not deletes:
+            return
+        writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        try:
+            for scope, rid in deletes:
+                writer.delete_documents_by_term("key", f"{scope}/{rid}")
+            for rec, _mt, _sz in puts:
+                writer.delete_documents_by_term("key", f"{rec.scope}/{rec.id}")
+                writer.add_document(make_doc(rec))
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                writer.rollback()
+            raise
+        self.index.reload()
+        self._searcher = None
+        db = self.db
+        seq = self.max_seq()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for scope, rid in deletes:
+                seq += 1
+                db.execute("DELETE FROM records WHERE scope=? AND id=?", (scope, rid))
+                db.execute("INSERT INTO gone(id, scope, seq) VALUES (?,?,?)", (rid, scope, seq))
+            for rec, mt, sz in puts:
+                seq += 1
+                db.execute(
+                    "INSERT OR REPLACE INTO records(id, scope, mtime_ns, size, digest, seq) VALUES (?,?,?,?,?,?)",
+                    (rec.id, rec.scope, mt, sz, rec.digest, seq),
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # -- search ----------------------------------------------------------------------------
+
+    def search(
+        self,
+        text: str,
+        *,
+        scopes: Sequence[str] | None,
+        kinds: Sequence[str] | None,
+        statuses: Sequence[str] | None,
+        tags: Sequence[str] | None,
+        limit: int,
+    ) -> list[LexHit]:
+        import tantivy
+
+        words = query_words(text)
+        if not words:
+            raise InvalidInputError(f"the query {text!r} has no searchable words")
+        idx = self.index
+        schema = idx.schema
+        try:
+            q_text = idx.parse_query(" ".join(words), ["content"])
+        except ValueError as exc:
+            raise InvalidInputError(f"bad query {text!r}: {exc}") from None
+        must: list[tuple[Any, Any]] = [(tantivy.Occur.Must, q_text)]
+        for field, values in (("scope", scopes), ("kind", kinds), ("status", statuses)):
+            if values is not None:
+                must.append((tantivy.Occur.Must, tantivy.Query.term_set_query(schema, field, list(values))))
+        for t in tags or ():
+            must.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "tags", t)))
+        q = tantivy.Query.boolean_query(must)
+        s = self.searcher()
+        res = s.search(q, limit=limit, count=False)
+        out: list[LexHit] = []
+        for score, addr in res.hits:
+            d = s.doc(addr)
+            out.append(LexHit(d["id"][0], d["scope"][0], float(score), d["digest"][0]))
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        s = self.index.searcher()
+        docs = int(s.num_docs)
+        return {"docs": docs, "segments": int(s.num_segments)}
+
+
+def build_lexical(
+    dest: Path,
+    items: Iterable[tuple[Record, int, int]],
+    scope_mtimes: dict[str, int],
+    *,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Write a fresh generation into ``dest`` (which must not exist); returns its manifest."""
+    import tantivy
+
+    dest.mkdir(mode=0o700)
+    idx = tantivy.Index(build_schema(), path=str(dest))
+    writer = idx.writer(heap_size=WRITER_HEAP * max(1, threads), num_threads=max(1, threads))
+    db = open_state(dest / "state.db", create=True)
+    rows: list[tuple[str, str, int, int, str, int]] = []
+    for seq, (rec, mt, sz) in enumerate(items, 1):
+        writer.add_document(make_doc(rec))
+        rows.append((rec.id, rec.scope, mt, sz, rec.digest, seq))
+    writer.commit()
+    writer.wait_merging_threads()
+    db.execute("BEGIN")
+    db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?)", rows)
+    db.execute("COMMIT")
+    db.close()
+    return {
+        "kind": LEXICAL_KIND,
+        "version": POINTER_VERSION,
+        "generation": dest.name,
+        "built_at": format_time(now()),
+        "schema": SCHEMA_VERSION,
+        "scopes": {s: {"dir_mtime_ns": m} for s, m in sorted(scope_mtimes.items())},
+        "docs": len(rows),
+    }
+
+
+def dir_mtime(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return -1
+
+
+def monotonic_ms() -> float:
+    return time.perf_counter() * 1000

@@ -1,0 +1,395 @@
+"""The vector index: per-scope float32 matrices (+ usearch HNSW graphs for big scopes), a delta
+side table for vectors added since the build, and the embedding-space manifest.
+
+Layout of a generation (spec/index.md): ``<scope>.npy`` (one L2-normalized row per record),
+``<scope>.rows`` (JSON list of [id, digest] in row order), ``<scope>.usearch`` (HNSW graph over
+the same rows, only when the scope has at least ``HNSW_MIN_ROWS`` rows), ``vectors.db`` (SQLite:
+``delta`` vectors added since the build, ``dead`` main rows no longer valid, ``meta``).
+
+Each scope has its own matrix and graph, so a search in one scope cannot see another's vectors.
+Importing this module does not import numpy or usearch; their use is inside functions.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..embed import EmbeddingSpace
+from ..errors import IndexUnavailableError
+from ..timeutil import format_time, now
+from .common import (
+    POINTER_VERSION,
+    REBUILD_HINT,
+    VECTORS_KIND,
+    VECTORS_POINTER,
+    read_pointer,
+    write_pointer,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+#: Scopes with at least this many rows get an HNSW graph (used by long-lived searchers);
+#: below it, and in one-shot CLI calls, exact search over the memory-mapped matrix is used.
+HNSW_MIN_ROWS = 20_000
+HNSW_PARAMS: dict[str, int] = {"connectivity": 16, "expansion_add": 128, "expansion_search": 160}
+
+VEC_SQL = """
+CREATE TABLE IF NOT EXISTS delta(scope TEXT NOT NULL, id TEXT NOT NULL, digest TEXT NOT NULL,
+  vec BLOB NOT NULL, PRIMARY KEY(scope, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dead(scope TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(scope, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _open_db(path: Path, create: bool = False) -> sqlite3.Connection:
+    if not create and not path.is_file():
+        raise IndexUnavailableError("the vector index table is missing", path=path, hint="run `mem rebuild --vectors`")
+    try:
+        db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if create:
+            db.executescript(VEC_SQL)
+        db.execute("SELECT 1 FROM delta LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise IndexUnavailableError(f"the vector index table is corrupt: {exc}", path=path,
+                                    hint="run `mem rebuild --vectors`") from None
+    return db
+
+
+@dataclass(frozen=True, slots=True)
+class VecHit:
+    scope: str
+    id: str
+    digest: str
+    similarity: float
+
+
+class _ScopeMain:
+    """The built (main) vectors of one scope: matrix, rows, optional graph."""
+
+    def __init__(self, base: Path, scope: str) -> None:
+        self.base = base
+        self.scope = scope
+        self._rows: list[tuple[str, str]] | None = None
+        self._pos: dict[str, int] | None = None
+        self._matrix: Any = None
+        self._graph: Any = None
+        self._graph_checked = False
+
+    @property
+    def rows(self) -> list[tuple[str, str]]:
+        if self._rows is None:
+            p = self.base / f"{self.scope}.rows"
+            try:
+                data = json.loads(p.read_text("utf-8"))
+                self._rows = [(str(a), str(b)) for a, b in data]
+            except FileNotFoundError:
+                self._rows = []
+            except (OSError, ValueError, TypeError) as exc:
+                raise IndexUnavailableError(f"the vector rows file is corrupt: {exc}", path=p,
+                                            hint="run `mem rebuild --vectors`") from None
+        return self._rows
+
+    @property
+    def pos(self) -> dict[str, int]:
+        if self._pos is None:
+            self._pos = {rid: i for i, (rid, _d) in enumerate(self.rows)}
+        return self._pos
+
+    def matrix(self, dim: int) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        if self._matrix is None:
+            p = self.base / f"{self.scope}.npy"
+            if not self.rows:
+                self._matrix = np.zeros((0, dim), dtype=np.float32)
+            else:
+                try:
+                    m = np.load(p, mmap_mode="r")
+                except (OSError, ValueError) as exc:
+                    raise IndexUnavailableError(f"the vector matrix cannot be read: {exc}", path=p,
+                                                hint="run `mem rebuild --vectors`") from None
+                if m.dtype != np.float32 or m.ndim != 2 or m.shape != (len(self.rows), dim):
+                    raise IndexUnavailableError(
+                        f"the vector matrix has shape {m.shape} ({m.dtype}); expected ({len(self.rows)}, {dim}) float32",
+                        path=p, hint="run `mem rebuild --vectors`",
+                    )
+                self._matrix = m
+        return self._matrix  # type: ignore[no-any-return]
+
+    def graph(self) -> Any:
+        if not self._graph_checked:
+            self._graph_checked = True
+            p = self.base / f"{self.scope}.usearch"
+            if p.is_file():
+                from usearch.index import Index
+
+                try:
+                    g = Index.restore(str(p), view=True)
+                except Exception as exc:
+                    raise IndexUnavailableError(f"the HNSW graph cannot be opened: {exc}", path=p,
+                                                hint="run `mem rebuild --vectors`") from None
+                if g is None or len(g) != len(self.rows):
+                    raise IndexUnavailableError("the HNSW graph does not match its rows file", path=p,
+                                                hint="run `mem rebuild --vectors`")
+                self._graph = g
+        return self._graph
+
+
+class VectorIndex:
+    """One open generation of the vector index."""
+
+    def __init__(self, index_dir: Path, manifest: dict[str, Any]) -> None:
+        self.index_dir = index_dir
+        self.manifest = manifest
+        self.path = index_dir / str(manifest["generation"])
+        try:
+            self.space = EmbeddingSpace.from_dict(manifest["space"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IndexUnavailableError(f"the vector manifest's embedding space is invalid: {exc}",
+                                        path=index_dir / VECTORS_POINTER, hint="run `mem rebuild --vectors`") from None
+        self._db: sqlite3.Connection | None = None
+        self._mains: dict[str, _ScopeMain] = {}
+        self._cache_version: int | None = None
+        self._delta: dict[str, dict[str, tuple[str, Any]]] = {}
+        self._dead: dict[str, set[str]] = {}
+
+    @classmethod
+    def open(cls, index_dir: Path) -> VectorIndex | None:
+        m = read_pointer(index_dir, VECTORS_POINTER, VECTORS_KIND)
+        return None if m is None else cls(index_dir, m)
+
+    @property
+    def generation(self) -> str:
+        return str(self.manifest["generation"])
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = _open_db(self.path / "vectors.db")
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._mains.clear()
+
+    def scopes(self) -> list[str]:
+        return sorted((self.manifest.get("scopes") or {}).keys())
+
+    def main(self, scope: str) -> _ScopeMain:
+        m = self._mains.get(scope)
+        if m is None:
+            m = self._mains[scope] = _ScopeMain(self.path, scope)
+        return m
+
+    # -- side tables ------------------------------------------------------------------------
+
+    def _refresh_cache(self) -> None:
+        ver = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        ver = ver * 1_000_003 + int(self.db.total_changes)
+        if ver == self._cache_version:
+            return
+        import numpy as np
+
+        delta: dict[str, dict[str, tuple[str, Any]]] = {}
+        for scope, rid, dg, blob in self.db.execute("SELECT scope, id, digest, vec FROM delta"):
+            delta.setdefault(scope, {})[rid] = (dg, np.frombuffer(blob, dtype=np.float32))
+        dead: dict[str, set[str]] = {}
+        for scope, rid in self.db.execute("SELECT scope, id FROM dead"):
+            dead.setdefault(scope, set()).add(rid)
+        self._delta, self._dead, self._cache_version = delta, dead, ver
+
+    def valid_digest(self, scope: str, rid: str) -> str | None:
+        """The digest of the content the live vector of (scope, id) was computed from, if any."""
+        self._refresh_cache()
+        d = self._delta.get(scope, {}).get(rid)
+        if d is not None:
+            return d[0]
+        if rid in self._dead.get(scope, set()):
+            return None
+        m = self.main(scope)
+        i = m.pos.get(rid)
+        return None if i is None else m.rows[i][1]
+
+    def valid_digests(self, scope: str) -> dict[str, str]:
+        self._refresh_cache()
+        m = self.main(scope)
+        dead = self._dead.get(scope, set())
+        out = {rid: dg for rid, dg in m.rows if rid not in dead}
+        for rid, (dg, _v) in self._delta.get(scope, {}).items():
+            out[rid] = dg
+        return out
+
+    def vector_of(self, scope: str, rid: str) -> npt.NDArray[np.float32] | None:
+        self._refresh_cache()
+        d = self._delta.get(scope, {}).get(rid)
+        if d is not None:
+            return d[1]  # type: ignore[no-any-return]
+        if rid in self._dead.get(scope, set()):
+            return None
+        m = self.main(scope)
+        i = m.pos.get(rid)
+        return None if i is None else m.matrix(self.space.dim)[i]
+
+    def drop(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Invalidate the vectors of (scope, id) pairs (record changed, moved or forgotten)."""
+        pairs = list(pairs)
+        if not pairs:
+            return
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for scope, rid in pairs:
+                db.execute("DELETE FROM delta WHERE scope=? AND id=?", (scope, rid))
+                if rid in self.main(scope).pos:
+                    db.execute("INSERT OR IGNORE INTO dead(scope, id) VALUES (?,?)", (scope, rid))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def add(self, items: Sequence[tuple[str, str, str, Any]], meta: dict[str, str] | None = None) -> None:
+        """Add (scope, id, digest, vector) to the delta side table (O(1) each, no re-save)."""
+        import numpy as np
+
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for scope, rid, dg, vec in items:
+                blob = np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+                db.execute("INSERT OR REPLACE INTO delta(scope, id, digest, vec) VALUES (?,?,?,?)",
+                           (scope, rid, dg, blob))
+                if rid in self.main(scope).pos:
+                    db.execute("INSERT OR IGNORE INTO dead(scope, id) VALUES (?,?)", (scope, rid))
+            for k, v in (meta or {}).items():
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (k, v))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        for k, v in values.items():
+            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (k, v))
+
+    # -- search -----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        scopes: Sequence[str],
+        k: int,
+        *,
+        use_graph: bool = False,
+        expansion: int | None = None,
+    ) -> list[VecHit]:
+        """Top ``k`` by cosine similarity within each of ``scopes``, merged."""
+        import numpy as np
+
+        self._refresh_cache()
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        out: list[VecHit] = []
+        for scope in scopes:
+            m = self.main(scope)
+            dead = self._dead.get(scope, set())
+            rows = m.rows
+            if rows:
+                g = m.graph() if use_graph else None
+                want = min(len(rows), k + len(dead))
+                if g is not None:
+                    g.expansion_search = max(expansion or HNSW_PARAMS["expansion_search"], want)
+                    res = g.search(q, want, threads=1)
+                    pairs = [(int(key), 1.0 - float(dist)) for key, dist in zip(res.keys, res.distances, strict=False)]
+                else:
+                    sims = m.matrix(self.space.dim) @ q
+                    if want < len(rows):
+                        idx = np.argpartition(-sims, want - 1)[:want]
+                    else:
+                        idx = np.arange(len(rows))
+                    pairs = [(int(i), float(sims[i])) for i in idx]
+                for i, sim in pairs:
+                    rid, dg = rows[i]
+                    if rid not in dead:
+                        out.append(VecHit(scope, rid, dg, sim))
+            delta = self._delta.get(scope)
+            if delta:
+                ids = list(delta)
+                mat = np.stack([delta[r][1] for r in ids])
+                sims = mat @ q
+                for j, rid in enumerate(ids):
+                    out.append(VecHit(scope, rid, delta[rid][0], float(sims[j])))
+        out.sort(key=lambda h: (-h.similarity, h.id))
+        return out[:k]
+
+    # -- stats ------------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        main = sum(len(self.main(s).rows) for s in self.scopes())
+        delta = int(self.db.execute("SELECT count(*) FROM delta").fetchone()[0])
+        dead = int(self.db.execute("SELECT count(*) FROM dead").fetchone()[0])
+        return {"main": main, "delta": delta, "dead": dead, "vectors": main - dead + delta}
+
+
+def build_vectors(
+    dest: Path,
+    space: EmbeddingSpace,
+    per_scope: dict[str, list[tuple[str, str, Any]]],
+    *,
+    lex_generation: str | None,
+    lex_seq: int,
+    hnsw_min_rows: int = HNSW_MIN_ROWS,
+) -> dict[str, Any]:
+    """Write a generation from ready vectors: ``per_scope[scope] = [(id, digest, vector)]``."""
+    import numpy as np
+
+    dest.mkdir(mode=0o700)
+    scopes_meta: dict[str, Any] = {}
+    for scope, items in sorted(per_scope.items()):
+        items = sorted(items, key=lambda t: t[0])
+        mat = (np.stack([np.asarray(v, dtype=np.float32) for _i, _d, v in items]) if items
+               else np.zeros((0, space.dim), dtype=np.float32))
+        np.save(dest / f"{scope}.npy", np.ascontiguousarray(mat, dtype=np.float32))
+        (dest / f"{scope}.rows").write_text(json.dumps([[i, d] for i, d, _v in items]), "utf-8")
+        hnsw = len(items) >= hnsw_min_rows
+        if hnsw:
+            from usearch.index import Index
+
+            g = Index(ndim=space.dim, metric="cos", dtype="f32",
+                      connectivity=HNSW_PARAMS["connectivity"], expansion_add=HNSW_PARAMS["expansion_add"])
+            g.add(np.arange(len(items), dtype=np.uint64), mat, threads=1)
+            g.save(str(dest / f"{scope}.usearch"))
+        scopes_meta[scope] = {"rows": len(items), "hnsw": hnsw}
+    db = _open_db(dest / "vectors.db", create=True)
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lex_generation', ?)", (lex_generation or "",))
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lex_seq', ?)", (str(lex_seq),))
+    db.close()
+    return {
+        "kind": VECTORS_KIND,
+        "version": POINTER_VERSION,
+        "generation": dest.name,
+        "built_at": format_time(now()),
+        "space": space.to_dict(),
+        "scopes": scopes_meta,
+        "hnsw": dict(HNSW_PARAMS, min_rows=hnsw_min_rows),
+    }
+
+
+def write_vectors_pointer(index_dir: Path, manifest: dict[str, Any]) -> None:
+    write_pointer(index_dir, VECTORS_POINTER, manifest)
+
+
+__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "REBUILD_HINT", "VecHit", "VectorIndex", "build_vectors"]

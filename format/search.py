@@ -1,0 +1,415 @@
+"""Search over a store: lexical (tantivy BM25), vector (embeddings) and hybrid (fused).
+
+The long-lived API (the MCP server and agents use it; start-up is paid once)::
+
+    from mem.format.search import open_searcher
+    s = open_searcher("/path/to/store")            # or a Store; embedder: configured one
+    res = s.search("where does Ana live", scopes=["user-ana"], k=5)
+    for h in res.hits: print(h.id, h.score, h.arms, h.content)
+    res.warnings   # e.g. vector arm refused (embedding space differs) -> lexical only
+    res.mode       # the mode actually used ("hybrid", "lexical" or "vector")
+
+Guarantees: every hit is re-checked against the records before it is returned (the file
+exists, its id is not tombstoned, it passes the scope/kind/status/tag/time filters; the content
+is the file's). Scope is enforced inside both index queries too. Lexical mode never imports
+numpy, usearch or the embedding model. Filter semantics are those of
+:class:`mem.format.store.RecordFilter` (statuses default to active + candidate).
+
+Scores: ``score = base * prior``. ``base`` is reciprocal-rank fusion (hybrid: sum over arms of
+1/(60 + rank)), BM25 (lexical) or cosine similarity (vector). ``prior`` multiplies status
+(active 1.0, candidate 0.85, superseded 0.7, rejected 0.5), confidence (0.75 + 0.25 * c) and
+recency (1 + 0.1 * 0.5 ** (age_days / 180)).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import ids
+from .errors import (
+    EmbedderUnavailableError,
+    IndexUnavailableError,
+    InvalidInputError,
+    LockTimeoutError,
+    MemError,
+    RecordParseError,
+)
+from .record import Record
+from .store import RecordFilter, Store
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+    from .index.lexical import LexicalIndex
+    from .index.vectors import VectorIndex
+
+MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
+RRF_K = 60
+MAX_K = 1000
+STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected": 0.5}
+BACKFILL_LIMIT = 256
+
+
+@dataclass
+class Hit:
+    id: str
+    score: float
+    scope: str
+    kind: str
+    status: str
+    content: str
+    arms: list[str]
+    record: Record
+    explain: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id,
+            "score": round(self.score, 6),
+            "scope": self.scope,
+            "kind": self.kind,
+            "status": self.status,
+            "content": self.content,
+            "arms": list(self.arms),
+        }
+        if self.explain is not None:
+            d["explain"] = self.explain
+        return d
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    warnings: list[str] = field(default_factory=list)
+    mode: str = "hybrid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "hits": [h.to_dict() for h in self.hits], "warnings": list(self.warnings)}
+
+
+def prior(rec: Record, at: _dt.datetime) -> tuple[float, dict[str, float]]:
+    s = STATUS_PRIOR.get(rec.status, 0.5)
+    c = 0.75 + 0.25 * float(rec.confidence)
+    age_days = max(0.0, (at - rec.recorded_at).total_seconds() / 86400.0)
+    r = 1.0 + 0.1 * 0.5 ** (age_days / 180.0)
+    return s * c * r, {"status": s, "confidence": round(c, 4), "recency": round(r, 4)}
+
+
+class Searcher:
+    """Keeps the indexes (and, once needed, the model) open across searches."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        embedder: str | Embedder | None = None,
+        long_lived: bool = True,
+        backfill_limit: int | None = BACKFILL_LIMIT,
+    ) -> None:
+        from .index import attach
+
+        self.store = store
+        attach(store)
+        self.long_lived = long_lived
+        self.backfill_limit = backfill_limit
+        self._embedder_arg = embedder
+        self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
+        self._embedder_error: EmbedderUnavailableError | None = None
+        self._lex: LexicalIndex | None = None
+        self._vec: VectorIndex | None = None
+        self._cache: dict[tuple[str, str], tuple[int, int, Record]] = {}
+
+    # -- resources ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._lex is not None:
+            self._lex.close()
+            self._lex = None
+        if self._vec is not None:
+            self._vec.close()
+            self._vec = None
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _lexical(self, warnings: list[str]) -> LexicalIndex:
+        from .index import refresh
+        from .index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
+        from .index.lexical import LexicalIndex
+
+        idx_dir = self.store.index_dir
+        m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        if m is None:
+            refresh(self.store)  # builds it
+            m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+            if m is None:
+                raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
+        if self._lex is None or self._lex.generation != m["generation"]:
+            if self._lex is not None:
+                self._lex.close()
+            self._lex = LexicalIndex.open(idx_dir)
+        else:
+            self._lex.manifest = m
+        assert self._lex is not None
+        try:
+            refresh(self.store, lex=self._lex)
+        except LockTimeoutError:
+            warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
+        return self._lex
+
+    def configured_space(self) -> Any:
+        from .embed import configured_space
+
+        if self._embedder is not None:
+            return self._embedder.space
+        if isinstance(self._embedder_arg, str):
+            from .embed import space_of
+
+            return space_of(self._embedder_arg)
+        return configured_space(self.store.config)
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            if self._embedder_error is not None:
+                raise self._embedder_error
+            from .embed import choose, load_embedder
+
+            try:
+                if isinstance(self._embedder_arg, str):
+                    self._embedder = load_embedder(self._embedder_arg, threads=choose(self.store.config).threads)
+                else:
+                    self._embedder = load_embedder(config=self.store.config)
+            except EmbedderUnavailableError as exc:
+                self._embedder_error = exc
+                raise
+        return self._embedder
+
+    def _vectors(self, lex: LexicalIndex) -> VectorIndex:
+        """The vector index, space-checked and backfilled. Raises when it cannot be used."""
+        from .index import backfill, create_empty_vectors
+        from .index.common import VECTORS_KIND, VECTORS_POINTER, read_pointer
+        from .index.vectors import VectorIndex
+
+        idx_dir = self.store.index_dir
+        m = read_pointer(idx_dir, VECTORS_POINTER, VECTORS_KIND)
+        want = self.configured_space()
+        if m is None:
+            emb = self.embedder()
+            create_empty_vectors(self.store, emb)
+            m = read_pointer(idx_dir, VECTORS_POINTER, VECTORS_KIND)
+            assert m is not None
+        if self._vec is None or self._vec.generation != m["generation"]:
+            if self._vec is not None:
+                self._vec.close()
+            self._vec = VectorIndex(idx_dir, m)
+        vec = self._vec
+        if vec.space != want:
+            raise EmbedderUnavailableError(
+                f"the vector index was built with {vec.space.describe()}, but the configured embedder "
+                f"is {want.describe()}: vectors of two embedding spaces are never compared",
+                path=idx_dir / VECTORS_POINTER,
+                hint="run `mem rebuild --vectors` to re-embed with the configured model",
+            )
+        _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit)
+        self._backfill_left = left
+        return vec
+
+    # -- records ----------------------------------------------------------------------------
+
+    def _record(self, scope: str, rid: str) -> Record | None:
+        """The live record (scope, id) from its file, or None (gone, forgotten, unreadable)."""
+        if self.store.is_forgotten(scope, rid):
+            return None
+        path = self.store.records_dir / scope / f"{rid}.md"
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        key = (scope, rid)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+            return hit[2]
+        from .record import read_record_file
+
+        try:
+            rec, _ = read_record_file(path)
+        except (RecordParseError, FileNotFoundError):
+            return None
+        if rec.id != rid or rec.scope != scope:
+            return None
+        if len(self._cache) > 50_000:
+            self._cache.clear()
+        self._cache[key] = (st.st_mtime_ns, st.st_size, rec)
+        return rec
+
+    # -- search -----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        statuses: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        as_of: _dt.datetime | None = None,
+        known_at: _dt.datetime | None = None,
+        k: int = 10,
+        mode: str = "hybrid",
+        explain: bool = False,
+    ) -> SearchResult:
+        """Search; see the module docstring. Raises MemError subclasses on failure."""
+        from .record import STATUSES
+        from .timeutil import now
+
+        if mode not in MODES:
+            raise InvalidInputError(f"search mode {mode!r} is not one of {', '.join(MODES)}")
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("the query is empty")
+        if not 1 <= int(k) <= MAX_K:
+            raise InvalidInputError(f"k must be between 1 and {MAX_K}")
+        scopes = None if scopes is None else [ids.check_scope(s) for s in scopes]
+        kinds = None if kinds is None else [ids.check_kind(x) for x in kinds]
+        tags = None if tags is None else [ids.check_tag(t) for t in tags]
+        if statuses is not None:
+            for s in statuses:
+                if s not in STATUSES:
+                    raise InvalidInputError(f"status {s!r} is not one of {', '.join(STATUSES)}")
+        flt = RecordFilter(scopes=scopes, kinds=kinds, statuses=statuses, tags=tags, as_of=as_of, known_at=known_at)
+        eff_status = list(flt.effective_statuses())
+        warnings: list[str] = []
+        at = now()
+        lex = self._lexical(warnings)
+        scope_list = scopes if scopes is not None else self.store.scopes()
+
+        use_vec = mode in ("hybrid", "vector")
+        vec: VectorIndex | None = None
+        if use_vec:
+            try:
+                vec = self._vectors(lex)
+                left = getattr(self, "_backfill_left", 0)
+                if left:
+                    warnings.append(f"{left} records have no vector yet (they are embedded a batch per search); "
+                                    "run `mem rebuild --vectors` to embed them all now")
+            except (EmbedderUnavailableError, IndexUnavailableError) as exc:
+                if mode == "vector":
+                    raise
+                warnings.append(f"vector search unavailable, lexical results only: {exc}")
+                vec = None
+        used = mode if (vec is not None or mode == "lexical") else "lexical"
+        qvec = None
+        if vec is not None:
+            qvec = self.embedder().embed([query])[0]
+
+        fetch = max(2 * k, 20)
+        for _attempt in range(4):
+            lex_hits = []
+            if used in ("hybrid", "lexical"):
+                lex_hits = lex.search(query, scopes=scope_list, kinds=kinds, statuses=eff_status, tags=tags,
+                                      limit=fetch)
+            vec_hits = []
+            if vec is not None and qvec is not None:
+                vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived)
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain)
+            if stale:
+                from .index import refresh
+
+                try:
+                    refresh(self.store, lex=lex, full=False)
+                    self._reindex(lex, stale)
+                except LockTimeoutError:
+                    warnings.append("some index entries were stale and could not be refreshed (store locked)")
+                    break
+                continue
+            exhausted = len(lex_hits) < fetch and len(vec_hits) < fetch
+            if len(hits) >= k or exhausted:
+                break
+            fetch *= 4
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return SearchResult(hits[:k], warnings, used)
+
+    def _reindex(self, lex: LexicalIndex, stale: list[tuple[str, str]]) -> None:
+        """Re-read records whose indexed digest disagrees with their file (in-place edits)."""
+        from .index import _apply
+
+        puts = []
+        deletes = []
+        for scope, rid in stale:
+            rec = self._record(scope, rid)
+            if rec is None:
+                deletes.append((scope, rid))
+                continue
+            st = os.stat(self.store.records_dir / scope / f"{rid}.md")
+            puts.append((rec, st.st_mtime_ns, st.st_size))
+        with self.store.lock:
+            _apply(self.store, lex, puts, deletes)
+
+    def _fuse(self, mode: str, lex_hits: list[Any], vec_hits: list[Any], flt: RecordFilter,
+              at: _dt.datetime, explain: bool) -> tuple[list[Hit], list[tuple[str, str]]]:
+        cands: dict[tuple[str, str], dict[str, Any]] = {}
+        for rank, h in enumerate(lex_hits, 1):
+            cands.setdefault((h.scope, h.id), {})["lexical"] = (rank, h.score, h.digest)
+        for rank, h in enumerate(vec_hits, 1):
+            cands.setdefault((h.scope, h.id), {})["vector"] = (rank, h.similarity, h.digest)
+        out: list[Hit] = []
+        stale: list[tuple[str, str]] = []
+        for (scope, rid), arms in cands.items():
+            rec = self._record(scope, rid)
+            if rec is None:
+                if "lexical" in arms:
+                    stale.append((scope, rid))  # file gone or unreadable: drop it from the index
+                continue
+            if "lexical" in arms and arms["lexical"][2] != rec.digest:
+                stale.append((scope, rid))
+                continue
+            if "vector" in arms and arms["vector"][2] != rec.digest:
+                del arms["vector"]  # computed from older content: never used
+                if not arms:
+                    continue
+            if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
+                continue
+            p, parts = prior(rec, at)
+            if mode == "hybrid":
+                base = sum(1.0 / (RRF_K + a[0]) for a in arms.values())
+            elif mode == "lexical":
+                base = arms["lexical"][1]
+            else:
+                base = arms["vector"][1]
+            ex = None
+            if explain:
+                ex = {"base": round(base, 6), "prior": round(p, 6), "prior_parts": parts}
+                if "lexical" in arms:
+                    ex["lexical"] = {"rank": arms["lexical"][0], "bm25": round(arms["lexical"][1], 4)}
+                if "vector" in arms:
+                    ex["vector"] = {"rank": arms["vector"][0], "cosine": round(arms["vector"][1], 4)}
+            out.append(Hit(rec.id, base * p, rec.scope, rec.kind, rec.status, rec.content,
+                           [a for a in ("lexical", "vector") if a in arms], rec, ex))
+        return out, stale
+
+
+def open_searcher(
+    store: Store | str | Path | None = None,
+    *,
+    embedder: str | Embedder | None = None,
+    long_lived: bool = True,
+) -> Searcher:
+    """A searcher that keeps indexes and the model open (see the module docstring)."""
+    if not isinstance(store, Store):
+        store = Store.open(store)
+    return Searcher(store, embedder=embedder, long_lived=long_lived)
+
+
+def search(store: Store, query: str, **kwargs: Any) -> SearchResult:
+    """One search with a short-lived searcher (exact vector search, no graph)."""
+    with Searcher(store, long_lived=False) as s:
+        return s.search(query, **kwargs)
+
+
+__all__ = ["MODES", "Hit", "MemError", "SearchResult", "Searcher", "open_searcher", "prior", "search"]
