@@ -53,9 +53,12 @@ def out_console() -> Console:
 
 
 def open_store() -> Store:
+    from mem.format.index import attach
     from mem.format.store import Store
 
-    return Store.open(OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
+    store = Store.open(OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
+    attach(store)  # mem's own writes keep existing search indexes current (cheap; opens nothing)
+    return store
 
 
 def emit_json(obj: Any) -> None:
