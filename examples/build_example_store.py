@@ -404,7 +404,7 @@ def write_story(st: Story) -> None:
            "Benchmark result: a usearch sidecar answered 'similar shipments' in 3 ms at p95 on "
            "2 M vectors; pgvector with HNSW took 11 ms. The team keeps pgvector for now (one "
            "less moving part) and revisits above 10 M vectors.",
-           tags=["architecture", "benchmark"], derived_from=[bench])
+           tags=["architecture", "benchmark"], derived_from=[bench], valid_from="2024-12-05")
     st.actor("alice@laptop")
     st.add("2024-12-10T09:00:00Z", A, "event",
            "Dentist appointment with Dr. Rui Santos on 2025-02-12 at 10:30.",
@@ -513,7 +513,7 @@ def write_story(st: Story) -> None:
     st.actor("priya@norvel")
     sync = st.add("2025-03-01T10:00:00Z", P, "fact",
                   "The Atlas weekly sync is on Tuesdays at 11:00 Lisbon time, 30 minutes.",
-                  tags=["process", "calendar"])
+                  tags=["process", "calendar"], valid_from="2025-01-07")
     st.add("2025-03-01T10:05:00Z", P, "event",
            "Atlas design freeze on 2025-03-28: no new features after this date before launch.",
            tags=["milestone"], valid_from="2025-03-28", valid_to="2025-04-22")
@@ -525,7 +525,7 @@ def write_story(st: Story) -> None:
     st.actor("capture@laptop")
     st.add("2025-03-03T20:00:00Z", A, "fact",
            "Alice's knee is fine again; physio discharged her on 2025-03-01.",
-           status="candidate", confidence=0.8, tags=["health", "running"],
+           status="candidate", confidence=0.8, tags=["health", "running"], valid_from="2025-03-01",
            source=capture(tx3, "conv-0301", 5, "i-am"))
     st.add("2025-03-03T20:01:00Z", A, "preference",
            "Alice likes to get the weekly digest as plain text, not as a table.",
@@ -535,7 +535,7 @@ def write_story(st: Story) -> None:
     st.forget("2025-03-04T09:00:00Z", [sync], reason="cleaning up duplicates")
     st.add("2025-03-04T09:10:00Z", P, "fact",
            "The Atlas weekly sync is on Tuesdays at 11:00 Lisbon time, 30 minutes.",
-           tags=["process", "calendar"], allow_tombstoned=True,
+           tags=["process", "calendar"], valid_from="2025-01-07", allow_tombstoned=True,
            override_reason="forgotten by mistake: it was not a duplicate")
     st.actor("alice@laptop")
     st.add("2025-03-23T13:00:00Z", A, "event",
