@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
                 f"  {r.id}  {r.scope}/{r.kind}  {one_line(r.content, 50)}  (derived from {src})"
                 for r, src in plan.cascade
             ]
-            if not json_out:
+            if not json_out and not (OPTIONS.quiet and yes and not dry_run):
                 verb = "would forget" if dry_run else "will forget"
                 sys.stderr.write(f"mem {verb} {len(plan.records)} record(s):\n" + "\n".join(lines) + "\n")
         if dry_run:
