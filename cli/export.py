@@ -1,0 +1,92 @@
+"""``mem export``: JSON Lines (lossless), CSV, or a Markdown bundle (one document per scope)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import emit_json, info, open_store, parse_time_option, split_csv, warn
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("export")
+    def export(
+        fmt: Annotated[str, typer.Option("--format", "-f", help="jsonl (lossless), csv or markdown.")] = "jsonl",
+        output: Annotated[
+            Path | None,
+            typer.Option("--output", "-o", help="File (jsonl, csv) or folder (markdown); default stdout."),
+        ] = None,
+        scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes (repeat or comma-separate).")] = None,
+        kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Only these kinds.")] = None,
+        status: Annotated[list[str] | None, typer.Option("--status", help="Only these statuses (default: all).")] = None,
+        since: Annotated[str | None, typer.Option("--since", help="Recorded at or after this time.")] = None,
+        until: Annotated[str | None, typer.Option("--until", help="Recorded before this time.")] = None,
+        no_tombstones: Annotated[bool, typer.Option("--no-tombstones", help="Leave tombstones out (jsonl).")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="With -o: print the counts as JSON.")] = False,
+    ) -> None:
+        """Export records (and tombstones) to JSON Lines, CSV or a Markdown bundle."""
+        from mem.format import export as ex
+        from mem.format.errors import InvalidInputError, ValidationError
+        from mem.format.fsutil import TMP_MARKER, ensure_dir, fsync_dir
+        from mem.format.ids import check_kind, check_scope
+        from mem.format.record import STATUSES
+
+        if fmt not in ("jsonl", "csv", "markdown"):
+            raise ValidationError(f"--format {fmt!r} is not jsonl, csv or markdown")
+        statuses = split_csv(status)
+        for st in statuses or []:
+            if st not in STATUSES:
+                raise ValidationError(f"status {st!r} is not one of {', '.join(STATUSES)}")
+        flt = ex.ExportFilter(
+            scopes=[check_scope(s) for s in split_csv(scope) or []] or None,
+            kinds=[check_kind(k) for k in split_csv(kind) or []] or None,
+            statuses=statuses,
+            since=parse_time_option(since, "--since"),
+            until=parse_time_option(until, "--until"),
+        )
+        store = open_store()
+        if fmt == "markdown":
+            if output is None:
+                raise InvalidInputError("--format markdown writes a folder: give it with -o DIR")
+            counts = ex.write_markdown(store, output, flt)
+        elif output is None or str(output) == "-":
+            if fmt == "jsonl":
+                counts = ex.write_jsonl(store, sys.stdout, flt, tombstones=not no_tombstones)
+            else:
+                counts = ex.write_csv(store, sys.stdout, flt)
+            sys.stdout.flush()
+        else:
+            if output.is_dir():
+                raise InvalidInputError("is a folder; give a file name", path=output)
+            ensure_dir(output.parent.resolve(), 0o755)
+            tmp = output.parent / f".{output.name}{TMP_MARKER}{secrets.token_hex(4)}"
+            try:
+                with open(tmp, "w", encoding="utf-8", newline="") as f:
+                    if fmt == "jsonl":
+                        counts = ex.write_jsonl(store, f, flt, tombstones=not no_tombstones)
+                    else:
+                        counts = ex.write_csv(store, f, flt)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, output)
+                fsync_dir(output.parent)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+            counts.files.append(str(output))
+        for w in counts.warnings:
+            warn(w)
+        if json_out and output is not None:
+            emit_json(counts.to_dict())
+        else:
+            info(
+                f"exported {counts.records} record(s)"
+                + (f" and {counts.tombstones} tombstone(s)" if counts.tombstones else "")
+                + (f" to {output}" if output is not None else "")
+            )

@@ -1,0 +1,120 @@
+"""``mem import``: bring memory in from a JSON Lines or CSV file, or another system's store."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from .common import emit_json, info, open_store, progress, warn
+
+if TYPE_CHECKING:
+    from mem.format.migrate import ImportSummary
+
+MAX_PROBLEMS_SHOWN = 20
+
+
+def _scope_map(values: list[str] | None) -> dict[str, str]:
+    from mem.format.errors import ValidationError
+
+    out: dict[str, str] = {}
+    for v in values or []:
+        src, sep, dst = v.partition("=")
+        if not sep or not src or not dst:
+            raise ValidationError(f"--scope-map {v!r} is not FROM=TO")
+        out[src] = dst
+    return out
+
+
+def _print_summary(s: ImportSummary) -> None:
+    counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.counts.items() if v)
+    t = s.tombstones
+    head = "would import" if s.dry_run else "imported"
+    sys.stdout.write(f"{head} from {s.system}: {counts or 'nothing'}\n")
+    if any(t.values()):
+        sys.stdout.write(
+            "tombstones: " + ", ".join(f"{k} {v}" for k, v in t.items() if v) + "\n"
+        )
+    shown = [p for p in s.problems if p.outcome not in ("skipped_not_memory", "skipped_empty")]
+    for p in shown[:MAX_PROBLEMS_SHOWN]:
+        label = p.outcome.replace("_", " ")
+        warn(f"{p.where}: {label}: {p.message}")
+    if len(shown) > MAX_PROBLEMS_SHOWN:
+        warn(f"... and {len(shown) - MAX_PROBLEMS_SHOWN} more (see --json)")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("import")
+    def import_(
+        path: Annotated[str, typer.Argument(help="A .jsonl/.csv file ('-': stdin), or another system's store folder.")],
+        from_: Annotated[
+            str | None,
+            typer.Option("--from", help="jsonl, csv, windieos, matrixos, skales or soulofwaifu (detected when omitted)."),
+        ] = None,
+        scope: Annotated[str | None, typer.Option("--scope", help="Put everything into this scope.")] = None,
+        scope_map: Annotated[
+            list[str] | None,
+            typer.Option("--scope-map", help="FROM=TO: a source scope, user id or character.chat to a scope (repeat)."),
+        ] = None,
+        timezone: Annotated[
+            str | None,
+            typer.Option("--timezone", help="Time zone of times without an offset in the source (default UTC)."),
+        ] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Show what would happen; write nothing.")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    ) -> None:
+        """Import memories. Idempotent: a re-import adds nothing; forgotten items stay forgotten.
+
+        Exit status 4 (with the summary printed) when some lines or items were invalid or
+        conflicted with existing records; the rest is imported.
+        """
+        from mem.format.errors import ExitCode, InvalidInputError
+        from mem.format.importers import detect
+        from mem.format.migrate import ImportOptions, import_path
+
+        tmp: str | None = None
+        try:
+            if path == "-":
+                system = from_ or "jsonl"
+                if system not in ("jsonl", "csv"):
+                    raise InvalidInputError("stdin ('-') can only be read as jsonl or csv")
+                fd, tmp = tempfile.mkstemp(prefix="mem-import-", suffix=f".{system}")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(sys.stdin.buffer.read())
+                src = Path(tmp)
+            else:
+                src = Path(path).expanduser()
+                if from_ is None:
+                    system = detect(src)
+                    info(f"detected {system} at {src}")
+                else:
+                    system = from_
+            store = open_store()
+            opts = ImportOptions(
+                scope=scope,
+                scope_map=_scope_map(scope_map),
+                dry_run=dry_run,
+                keep_items=dry_run,
+            )
+            summary = import_path(
+                store,
+                src,
+                system,
+                options=opts,
+                timezone=timezone,
+                display="<stdin>" if path == "-" else None,
+                progress=lambda items: progress(items, len(items), "importing"),
+            )
+        finally:
+            if tmp is not None:
+                os.unlink(tmp)
+        if json_out:
+            emit_json(summary.to_dict())
+        else:
+            _print_summary(summary)
+        if summary.failed:
+            raise typer.Exit(int(ExitCode.INVALID_INPUT))

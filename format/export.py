@@ -1,0 +1,254 @@
+"""Export: JSON Lines (lossless, ``spec/export.md``), CSV (spreadsheets) and a Markdown bundle.
+
+JSON Lines: a header line (``{"type": "header", "format": "mem-export", "version": 1,
+"declaration": <memstore.json>, ...}``), then the tombstones and lifts of the exported scopes as
+stored, then one ``{"type": "record", ...Record.to_dict()}`` per record, by scope then id.
+Importing it into an empty store gives byte-identical record files.
+
+Filters (scope, kind, status, record time) choose records; tombstones follow the scope filter
+only (they guard the exported scopes against resurrection whatever else was filtered).
+By default every status is exported (superseded and rejected records too).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from .fsutil import atomic_write, ensure_dir
+from .importers.jsonl import EXPORT_FORMAT, EXPORT_VERSION
+from .jsonl import read_jsonl
+from .record import STATUSES, Record
+from .store import RecordFilter, Store
+from .timeutil import format_time, now
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "id", "scope", "kind", "status", "confidence", "tags", "valid_from", "valid_to",
+    "recorded_at", "updated_at", "superseded_at", "supersedes", "superseded_by", "derived_from",
+    "source", "extra", "digest", "content",
+)  # fmt: skip
+
+
+@dataclass
+class ExportFilter:
+    scopes: Sequence[str] | None = None
+    kinds: Sequence[str] | None = None
+    statuses: Sequence[str] | None = None  # None: every status
+    since: _dt.datetime | None = None  # recorded_at >= since
+    until: _dt.datetime | None = None  # recorded_at < until
+
+    def record_filter(self) -> RecordFilter:
+        return RecordFilter(
+            scopes=self.scopes,
+            kinds=self.kinds,
+            statuses=tuple(self.statuses) if self.statuses else STATUSES,
+            recorded_after=self.since,
+            recorded_before=self.until,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scopes": list(self.scopes) if self.scopes else None,
+            "kinds": list(self.kinds) if self.kinds else None,
+            "statuses": list(self.statuses) if self.statuses else None,
+            "since": format_time(self.since) if self.since else None,
+            "until": format_time(self.until) if self.until else None,
+        }
+
+
+@dataclass
+class ExportCounts:
+    records: int = 0
+    tombstones: int = 0
+    lifts: int = 0
+    files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "records": self.records,
+            "tombstones": self.tombstones,
+            "lifts": self.lifts,
+            "warnings": self.warnings,
+        }
+        if self.files:
+            out["files"] = self.files
+        return out
+
+
+def _dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def header(store: Store, flt: ExportFilter) -> dict[str, Any]:
+    from mem import __version__
+
+    decl = json.loads(store.declaration.to_json())
+    return {
+        "type": "header",
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "declaration": decl,
+        "exported_at": format_time(now()),
+        "writer": f"mem {__version__}",
+        "filter": flt.to_dict(),
+    }
+
+
+def iter_records(store: Store, flt: ExportFilter) -> Iterator[Record]:
+    """Records chosen by ``flt``, by scope then id. An unreadable record file raises."""
+    rf = flt.record_filter()
+    for r in store.iter_records(rf.scopes):
+        if rf.matches(r):
+            yield r
+
+
+def iter_tombstone_objects(store: Store, flt: ExportFilter, counts: ExportCounts) -> Iterator[dict[str, Any]]:
+    """Tombstone and lift objects of the chosen scopes, as stored (file order)."""
+    scopes = store.tombstones.scopes()
+    if flt.scopes is not None:
+        scopes = [s for s in scopes if s in flt.scopes]
+    for scope in scopes:
+        path = store.tombstones.path(scope)
+        lines, tail = read_jsonl(path)
+        if tail:
+            counts.warnings.append(f"{path}: the last line is incomplete and was not exported")
+        for ln in lines:
+            v = ln.value
+            if v is None:
+                counts.warnings.append(f"{path}:{ln.lineno}: {ln.error}; not exported")
+                continue
+            typ = v.get("type", "tombstone")
+            if typ not in ("tombstone", "lift"):
+                counts.warnings.append(f"{path}:{ln.lineno}: unknown entry type {typ!r}; not exported")
+                continue
+            obj = dict(v)
+            obj["type"] = typ
+            obj.setdefault("scope", scope)
+            if typ == "tombstone":
+                counts.tombstones += 1
+            else:
+                counts.lifts += 1
+            yield obj
+
+
+def record_object(r: Record) -> dict[str, Any]:
+    return {"type": "record", **r.to_dict()}
+
+
+def write_jsonl(store: Store, out: IO[str], flt: ExportFilter, *, tombstones: bool = True) -> ExportCounts:
+    counts = ExportCounts()
+    out.write(_dumps(header(store, flt)) + "\n")
+    if tombstones:
+        for obj in iter_tombstone_objects(store, flt, counts):
+            out.write(_dumps(obj) + "\n")
+    for r in iter_records(store, flt):
+        out.write(_dumps(record_object(r)) + "\n")
+        counts.records += 1
+    return counts
+
+
+def csv_row(r: Record) -> list[str]:
+    d = r.to_dict()
+    row: list[str] = []
+    for col in CSV_COLUMNS:
+        v = d.get(col)
+        if v is None:
+            row.append("")
+        elif col in ("tags", "supersedes", "derived_from"):
+            row.append(",".join(v))
+        elif col in ("source", "extra"):
+            row.append(json.dumps(v, ensure_ascii=False, sort_keys=False) if v else "")
+        elif isinstance(v, float):
+            row.append(repr(v))
+        else:
+            row.append(str(v))
+    return row
+
+
+def write_csv(store: Store, out: IO[str], flt: ExportFilter) -> ExportCounts:
+    """One row per record (tombstones are not in CSV); re-importable with ``mem import --from csv``."""
+    counts = ExportCounts()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in iter_records(store, flt):
+        w.writerow(csv_row(r))
+        counts.records += 1
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown bundle: one readable document per scope (not meant to be imported again)
+
+_KIND_TITLES = {
+    "fact": "Facts", "preference": "Preferences", "instruction": "Instructions", "event": "Events",
+    "episode": "Episodes", "summary": "Summaries", "action_item": "Action items",
+    "contact": "Contacts", "note": "Notes",
+}  # fmt: skip
+
+
+def _title(content: str) -> str:
+    first = next((ln.strip() for ln in content.split("\n") if ln.strip()), "")
+    first = first.lstrip("#>*- ").strip() or "(untitled)"
+    return first if len(first) <= 80 else first[:77].rstrip() + "..."
+
+
+def _date(t: _dt.datetime | None) -> str:
+    return "" if t is None else format_time(t)[:10]
+
+
+def scope_document(scope: str, records: list[Record], exported_at: str) -> str:
+    lines = [f"# Memory: {scope}", ""]
+    lines.append(f"{len(records)} record(s), exported {exported_at} by mem.")
+    by_kind: dict[str, list[Record]] = {}
+    for r in records:
+        by_kind.setdefault(r.kind, []).append(r)
+    order = [k for k in _KIND_TITLES if k in by_kind] + sorted(k for k in by_kind if k not in _KIND_TITLES)
+    for kind in order:
+        recs = sorted(by_kind[kind], key=lambda r: (r.recorded_at, r.id))
+        lines += ["", f"## {_KIND_TITLES.get(kind, kind)} ({len(recs)})"]
+        for r in recs:
+            lines += ["", f"### {_title(r.content)}", ""]
+            meta = [f"`{r.id}`", r.status, f"confidence {r.confidence:g}", f"recorded {_date(r.recorded_at)}"]
+            if r.tags:
+                meta.append("tags: " + ", ".join(r.tags))
+            lines.append("- " + " · ".join(meta))
+            if r.valid_from or r.valid_to:
+                lines.append(f"- valid: {_date(r.valid_from) or '…'} → {_date(r.valid_to) or 'now'}")
+            if r.derived_from:
+                lines.append("- derived from: " + ", ".join(f"`{d}`" for d in r.derived_from))
+            if r.superseded_by:
+                lines.append(f"- superseded by `{r.superseded_by}`")
+            src = r.source
+            if src.get("system"):
+                lines.append(f"- imported from {src['system']} ({src.get('original_id', '?')})")
+            lines.append("")
+            lines += [("> " + ln) if ln else ">" for ln in r.content.rstrip("\n").split("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
+    """``<dir>/<scope>.md`` per scope and ``<dir>/_index.md`` (no scope can have that name)."""
+    counts = ExportCounts()
+    ensure_dir(out_dir, 0o755)
+    by_scope: dict[str, list[Record]] = {}
+    for r in iter_records(store, flt):
+        by_scope.setdefault(r.scope, []).append(r)
+        counts.records += 1
+    at = format_time(now())
+    index = ["# Memory export", "", f"Exported {at} from `{store.root}` by mem.", ""]
+    for scope in sorted(by_scope):
+        name = f"{scope}.md"
+        atomic_write(out_dir / name, scope_document(scope, by_scope[scope], at), 0o644)
+        counts.files.append(str(out_dir / name))
+        index.append(f"- [{scope}]({name}): {len(by_scope[scope])} record(s)")
+    if not by_scope:
+        index.append("(no records matched)")
+    atomic_write(out_dir / "_index.md", "\n".join(index) + "\n", 0o644)
+    counts.files.append(str(out_dir / "_index.md"))
+    return counts

@@ -1,0 +1,109 @@
+"""Readers that turn a source into import items: mem's own JSON Lines and CSV, and the on-disk
+stores of WindieOS, Matrix OS, Skales and Soul of Waifu (``/shared/formats/README.md``).
+
+``detect(path)`` names the system of a path; ``read_source(path, system, opts)`` streams its
+entries. Readers never write, and open SQLite databases read-only (:mod:`.sqlite_ro`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..errors import InvalidInputError, NotFoundError
+from . import csvfile, jsonl, matrixos, skales, soulofwaifu, windieos
+from .base import (
+    OUTCOMES,
+    Entry,
+    ImportItem,
+    Problem,
+    ReadOptions,
+    Tombstoneish,
+    Where,
+    get_timezone,
+    scope_for,
+)
+
+Reader = Callable[[Path, ReadOptions], Iterator[Entry]]
+
+READERS: dict[str, Reader] = {
+    "jsonl": jsonl.read,
+    "csv": csvfile.read,
+    "windieos": windieos.read,
+    "matrixos": matrixos.read,
+    "skales": skales.read,
+    "soulofwaifu": soulofwaifu.read,
+}
+SYSTEMS: tuple[str, ...] = tuple(READERS)
+#: Systems whose items carry a foreign identity (source.system + original_id).
+FOREIGN: frozenset[str] = frozenset({"windieos", "matrixos", "skales", "soulofwaifu"})
+
+
+def detect(path: Path) -> str:
+    """The system of ``path``; raises InvalidInputError when it cannot tell."""
+    if not path.exists():
+        raise NotFoundError("no such file or directory", path=path)
+    if path.is_file():
+        name = path.name.lower()
+        if name.endswith((".jsonl", ".ndjson", ".jsonl.txt")):
+            return "jsonl"
+        if name.endswith(".csv"):
+            return "csv"
+        if name.endswith(".db") and matrixos.detect(path):
+            return "matrixos"
+        try:
+            with open(path, "rb") as f:
+                head = f.read(64).lstrip(b"\xef\xbb\xbf").lstrip()
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read: {exc.strerror}", path=path) from None
+        if head.startswith(b"{"):
+            return "jsonl"
+        raise InvalidInputError(
+            "cannot tell what this file is",
+            path=path,
+            hint="name it .jsonl or .csv, or pass --from jsonl|csv",
+        )
+    for name, check in (
+        ("windieos", windieos.detect),
+        ("matrixos", matrixos.detect),
+        ("skales", skales.detect),
+        ("soulofwaifu", soulofwaifu.detect),
+    ):
+        if check(path):
+            return name
+    raise InvalidInputError(
+        "cannot tell which system's store this folder is",
+        path=path,
+        hint="pass --from windieos|matrixos|skales|soulofwaifu, or point at the store's folder "
+        "(WindieOS: memory/, Matrix OS: ~/matrixos, Skales: ~/.skales-data, Soul of Waifu: .soul/)",
+    )
+
+
+def read_source(path: Path, system: str, opts: ReadOptions | None = None) -> Iterator[Entry]:
+    if system not in READERS:
+        raise InvalidInputError(f"unknown source {system!r} (one of {', '.join(SYSTEMS)})")
+    if not path.exists():
+        raise NotFoundError("no such file or directory", path=path)
+    if system in ("jsonl", "csv") and path.is_dir():
+        raise InvalidInputError(f"--from {system} reads a file, and this is a folder", path=path)
+    if system in FOREIGN - {"matrixos"} and not path.is_dir():
+        raise InvalidInputError(f"--from {system} reads the store's folder, and this is a file", path=path)
+    return READERS[system](path, opts or ReadOptions())
+
+
+__all__ = [
+    "FOREIGN",
+    "OUTCOMES",
+    "READERS",
+    "SYSTEMS",
+    "Entry",
+    "ImportItem",
+    "Problem",
+    "ReadOptions",
+    "Tombstoneish",
+    "Where",
+    "detect",
+    "get_timezone",
+    "read_source",
+    "scope_for",
+]

@@ -1,0 +1,548 @@
+"""Applying import items to a store: idempotent, tombstone-respecting, lineage-mapping, atomic.
+
+:func:`import_entries` takes the entries a reader produced (:mod:`mem.format.importers`) and
+decides an outcome for each item (``spec/cli/import.md``):
+
+- ``created``: written as a new record (``store.put(op="import")``, atomic per record);
+- ``unchanged``: already in the store: the same id with identical content (full export shape),
+  or the same source item (``source_key``: system + original id);
+- ``duplicate``: an item without an id of its own whose normalized content is already a live
+  record of the same scope (its lineage maps to that record);
+- ``conflict``: a different record with the same id is already in the store;
+- ``refused_forgotten``: its id, content or source item is tombstoned in the scope, or it is
+  derived from a forgotten item; not a failure;
+- ``invalid`` / ``skipped_not_memory`` / ``skipped_empty``: reported by the reader.
+
+Items are applied sources first (lineage: a derived record is written after the records it was
+derived from, and its ``derived_from`` names their mem ids). A derived record whose sources are
+missing keeps the ones that exist and reports the others as a warning. All writes go through
+``store.batch()`` (one lock, deferred fsync, one index update); an interrupted import leaves
+whole records only and can be run again. ``dry_run`` computes the same plan and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import ids
+from .errors import ConflictError, MemError, TombstonedError, ValidationError
+from .importers.base import OUTCOMES, Entry, ImportItem, Problem, Tombstoneish, Where
+from .record import Record, dump_record, make_record
+from .store import Store, source_key
+from .timeutil import format_time, now
+from .tombstones import Tombstone
+
+
+@dataclass
+class ImportOptions:
+    scope: str | None = None  # everything into this scope
+    scope_map: dict[str, str] = field(default_factory=dict)  # source scope/user/character -> scope
+    default_scope: str = "default"
+    dry_run: bool = False
+    keep_items: bool = False  # list every item's outcome in the summary (dry runs)
+
+
+@dataclass
+class ItemResult:
+    outcome: str
+    where: Where
+    id: str | None = None
+    scope: str | None = None
+    kind: str | None = None
+    original_id: str | None = None
+    content: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "id": self.id,
+            "scope": self.scope,
+            "kind": self.kind,
+            "original_id": self.original_id,
+            "file": self.where.file,
+            "line": self.where.line,
+            "content": self.content,
+        }
+
+
+@dataclass
+class ImportSummary:
+    system: str
+    path: str
+    dry_run: bool
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+    tombstones: dict[str, int] = field(
+        default_factory=lambda: {"added": 0, "unchanged": 0, "conflict": 0, "invalid": 0}
+    )
+    problems: list[Problem] = field(default_factory=list)
+    items: list[ItemResult] = field(default_factory=list)
+    warnings: int = 0
+
+    @property
+    def failed(self) -> bool:
+        """True when some input could not be imported (invalid lines, id conflicts)."""
+        c = self.counts
+        return bool(c["invalid"] or c["conflict"] or self.tombstones["invalid"] or self.tombstones["conflict"])
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "system": self.system,
+            "path": self.path,
+            "dry_run": self.dry_run,
+            "counts": dict(self.counts),
+            "tombstones": dict(self.tombstones),
+            "warnings": self.warnings,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+        if self.items:
+            out["items"] = [i.to_dict() for i in self.items]
+        return out
+
+
+def _writer() -> str:
+    from mem import __version__
+
+    return f"mem {__version__}"
+
+
+class _State:
+    """What the store holds, plus what this run has created (so dry runs plan like real ones)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.live: dict[str, str] = {}  # id -> scope
+        self.keys: dict[str, str] = {}  # source key -> id
+        self.digests: dict[tuple[str, str], str] = {}  # (scope, match digest) -> id
+        self.pending_tomb: dict[str, set[str]] = {}  # scope -> ids/digests/keys (dry runs)
+        for r in store.iter_records(on_error=lambda e: None):
+            self.note(r)
+
+    def note(self, r: Record) -> None:
+        self.live[r.id] = r.scope
+        k = source_key(r.source)
+        if k is not None:
+            self.keys.setdefault(k, r.id)
+        self.digests.setdefault((r.scope, r.match_digest), r.id)
+
+    def forgotten(self, scope: str, *values: str | None) -> str | None:
+        """The tombstone id blocking any of ``values`` (id, digest, source key) in ``scope``."""
+        t = self.store.tombstones.load(scope)
+        pend = self.pending_tomb.get(scope, set())
+        for v in values:
+            if v is None:
+                continue
+            if v in t.ids:
+                return v
+            if v in t.digests:
+                return t.digests[v]
+            if v in pend:
+                return v
+        return None
+
+    def id_forgotten(self, rid: str) -> bool:
+        return self.store.tombstones.find_id(rid) is not None or any(
+            rid in s for s in self.pending_tomb.values()
+        )
+
+
+def _order(items: list[ImportItem]) -> list[ImportItem]:
+    """Items with sources before the items derived from them (stable otherwise)."""
+    ref: dict[str, int] = {}
+    for i, it in enumerate(items):
+        if it.record is not None:
+            ref.setdefault(it.record.id, i)
+        elif it.original_id is not None:
+            ref.setdefault(f"{it.system}\x00{it.original_id}", i)
+
+    def deps(it: ImportItem) -> list[int]:
+        out = [ref[d] for d in it.derived_from if d in ref]
+        if it.record is not None:
+            out += [ref[d] for d in it.record.derived_from if d in ref]
+        out += [ref[k] for d in it.derived_from_original if (k := f"{it.system}\x00{d}") in ref]
+        return out
+
+    if not any(it.derived_from or it.derived_from_original or (it.record and it.record.derived_from) for it in items):
+        return items
+    done = [False] * len(items)
+    out: list[ImportItem] = []
+    for start in range(len(items)):
+        if done[start]:
+            continue
+        stack: list[tuple[int, bool]] = [(start, False)]
+        while stack:
+            i, expanded = stack.pop()
+            if done[i]:
+                continue
+            if expanded:
+                done[i] = True
+                out.append(items[i])
+                continue
+            stack.append((i, True))
+            for d in reversed(deps(items[i])):
+                if not done[d] and d != i:
+                    stack.append((d, False))
+        # a cycle (malformed input) is broken where it closes: each item is still placed once
+    return out
+
+
+def _resolve_scope(item: ImportItem, opts: ImportOptions) -> str:
+    if opts.scope:
+        return ids.check_scope(opts.scope)
+    raw = item.scope if item.scope is not None else item.scope_hint
+    if raw is not None and raw in opts.scope_map:
+        return ids.check_scope(opts.scope_map[raw])
+    if item.scope is not None:
+        return ids.check_scope(item.scope)
+    if item.scope_hint is not None:
+        from .importers.base import scope_for
+
+        return scope_for(item.scope_hint)
+    return ids.check_scope(opts.default_scope)
+
+
+def _source(item: ImportItem, foreign: bool, writer: str) -> dict[str, Any]:
+    if foreign:
+        src: dict[str, Any] = {"type": "import", "writer": writer, "system": item.system}
+        src["original_id"] = item.original_id
+        for k, v in item.source.items():
+            src.setdefault(k, v)
+        return src
+    if item.source:
+        src = dict(item.source)
+        src.setdefault("type", "import")
+        return src
+    return {"type": "import", "writer": writer, "file": os.path.basename(item.where.file), "line": item.where.line}
+
+
+def import_entries(
+    store: Store,
+    entries: Iterable[Entry],
+    *,
+    system: str,
+    path: str,
+    options: ImportOptions | None = None,
+    foreign: bool | None = None,
+    progress: Callable[[list[ImportItem]], Iterable[ImportItem]] | None = None,
+) -> ImportSummary:
+    """Apply a reader's entries to ``store``; returns the summary (see the module text)."""
+    opts = options or ImportOptions()
+    if opts.scope:
+        ids.check_scope(opts.scope)
+    for v in opts.scope_map.values():
+        ids.check_scope(v)
+    if foreign is None:
+        from .importers import FOREIGN
+
+        foreign = system in FOREIGN
+    summary = ImportSummary(system=system, path=path, dry_run=opts.dry_run)
+    items: list[ImportItem] = []
+    tombs: list[Tombstoneish] = []
+    for e in entries:
+        if isinstance(e, ImportItem):
+            items.append(e)
+        elif isinstance(e, Tombstoneish):
+            tombs.append(e)
+        else:
+            _problem(summary, e)
+    state = _State(store)
+    writer = _writer()
+    ctx = store.batch() if not opts.dry_run else _NoBatch()
+    with ctx:
+        for t in tombs:
+            _apply_tombstone(store, state, t, opts, summary)
+        ordered = _order(items)
+        for item in progress(ordered) if progress is not None else ordered:
+            _apply_item(store, state, item, opts, summary, foreign, writer)
+    return summary
+
+
+class _NoBatch:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _problem(summary: ImportSummary, p: Problem) -> None:
+    if p.outcome == "warning":
+        summary.warnings += 1
+    else:
+        summary.counts[p.outcome] = summary.counts.get(p.outcome, 0) + 1
+    summary.problems.append(p)
+
+
+def _result(
+    summary: ImportSummary,
+    opts: ImportOptions,
+    outcome: str,
+    item: ImportItem,
+    rec: Record | None = None,
+    rid: str | None = None,
+    message: str | None = None,
+) -> None:
+    summary.counts[outcome] += 1
+    if message is not None:
+        summary.problems.append(Problem(outcome, message, item.where, item.original_id))
+    if opts.keep_items:
+        summary.items.append(
+            ItemResult(
+                outcome,
+                item.where,
+                id=rid or (rec.id if rec else None),
+                scope=rec.scope if rec else None,
+                kind=rec.kind if rec else item.kind,
+                original_id=item.original_id,
+                content=(rec.content if rec else item.content)[:200],
+            )
+        )
+
+
+def _warn(summary: ImportSummary, item: ImportItem, message: str) -> None:
+    summary.warnings += 1
+    summary.problems.append(Problem("warning", message, item.where, item.original_id))
+
+
+def _apply_tombstone(
+    store: Store, state: _State, t: Tombstoneish, opts: ImportOptions, summary: ImportSummary
+) -> None:
+    obj = t.obj
+    try:
+        raw_scope = str(obj.get("scope", ""))
+        scope = (
+            ids.check_scope(opts.scope)
+            if opts.scope
+            else ids.check_scope(opts.scope_map.get(raw_scope, raw_scope))
+        )
+        digest = obj.get("digest")
+        if not isinstance(digest, str) or not digest.startswith("sha256:"):
+            raise ValidationError("a tombstone needs a digest (sha256:...)")
+        rid = ids.check_id(obj.get("id"))
+    except ValidationError as exc:
+        summary.tombstones["invalid"] += 1
+        summary.problems.append(Problem("invalid", exc.message, t.where))
+        return
+    cur = store.tombstones.load(scope)
+    if obj.get("type") == "lift":
+        if digest in cur.lifted and digest not in cur.digests:
+            summary.tombstones["unchanged"] += 1
+            return
+        if not opts.dry_run:
+            store.tombstones.lift(
+                scope, digest, rid, str(obj.get("lifted_at") or format_time(now())),
+                str(obj.get("reason", "")), str(obj.get("actor", store.actor)),
+            )  # fmt: skip
+        summary.tombstones["added"] += 1
+        return
+    if rid in cur.ids or rid in state.pending_tomb.get(scope, set()):
+        summary.tombstones["unchanged"] += 1
+        return
+    if rid in state.live:
+        summary.tombstones["conflict"] += 1
+        summary.problems.append(
+            Problem(
+                "conflict",
+                f"record {rid} is live in this store; its tombstone was not imported "
+                f"(run `mem forget {rid}` if it should be forgotten here)",
+                t.where,
+                rid,
+            )
+        )
+        return
+    sk = obj.get("source_key")
+    tomb = Tombstone(
+        id=rid,
+        scope=scope,
+        digest=digest,
+        forgotten_at=str(obj.get("forgotten_at", "")),
+        reason=str(obj.get("reason", "")),
+        actor=str(obj.get("actor", "")),
+        cascade_of=obj.get("cascade_of") if isinstance(obj.get("cascade_of"), str) else None,
+        source_key=sk if isinstance(sk, str) else None,
+    )
+    if opts.dry_run:
+        state.pending_tomb.setdefault(scope, set()).update(v for v in (rid, digest, tomb.source_key) if v)
+    else:
+        store.tombstones.add(tomb, sync=False)
+        store.log.append(
+            "import",
+            id=rid,
+            scope=scope,
+            detail={"tombstone": True, "reason": tomb.reason},
+            sync=False,
+        )
+    summary.tombstones["added"] += 1
+
+
+def _apply_item(
+    store: Store,
+    state: _State,
+    item: ImportItem,
+    opts: ImportOptions,
+    summary: ImportSummary,
+    foreign: bool,
+    writer: str,
+) -> None:
+    try:
+        scope = _resolve_scope(item, opts)
+        if item.record is not None:
+            rec = item.record if item.record.scope == scope else item.record.with_changes(scope=scope)
+            _apply_record(store, state, item, rec, opts, summary)
+            return
+        src = _source(item, foreign, writer)
+        key = source_key(src)
+        if key is not None and key in state.keys:
+            _result(summary, opts, "unchanged", item, rid=state.keys[key])
+            return
+        derived: list[str] = []
+        for d in item.derived_from:
+            if d in state.live:
+                derived.append(d)
+            elif state.id_forgotten(d):
+                _result(summary, opts, "refused_forgotten", item, message=f"derived from {d}, which was forgotten")
+                return
+            else:
+                _warn(summary, item, f"derived_from names {d}, which is not in the store: dropped")
+        missing: list[str] = []
+        for orig in item.derived_from_original:
+            k = source_key({"system": item.system, "original_id": orig})
+            assert k is not None
+            if k in state.keys:
+                derived.append(state.keys[k])
+            elif state.forgotten(scope, k):
+                _result(summary, opts, "refused_forgotten", item, message=f"derived from {orig}, which was forgotten")
+                return
+            else:
+                missing.append(orig)
+        if missing:
+            _warn(
+                summary,
+                item,
+                f"{len(missing)} of {len(item.derived_from_original)} source item(s) are not in the "
+                f"source or the store (kept the lineage that exists): {', '.join(missing[:5])}"
+                + (" ..." if len(missing) > 5 else ""),
+            )
+            src.setdefault("missing_sources", len(missing))
+        rec = make_record(
+            scope=scope,
+            kind=item.kind,
+            content=item.content,
+            status=item.status,
+            confidence=item.confidence,
+            tags=list(item.tags),
+            valid_from=item.valid_from,
+            valid_to=item.valid_to,
+            recorded_at=item.recorded_at,
+            updated_at=item.updated_at,
+            derived_from=derived,
+            source=src,
+            extra=item.extra,
+        )
+    except MemError as exc:
+        _result(summary, opts, "invalid", item, message=exc.message)
+        return
+    hit = state.forgotten(rec.scope, rec.match_digest, key)
+    if hit is not None:
+        _result(summary, opts, "refused_forgotten", item, rec, message=f"forgotten in scope {rec.scope} (tombstone {hit})")
+        return
+    dup = state.digests.get((rec.scope, rec.match_digest))
+    if dup is not None:
+        if key is None:  # an item identified by its content only: it is already here
+            _result(summary, opts, "unchanged", item, rid=dup)
+            return
+        state.keys.setdefault(key, dup)
+        _result(summary, opts, "duplicate", item, rid=dup)
+        return
+    _write(store, state, item, rec, opts, summary)
+
+
+def _apply_record(
+    store: Store, state: _State, item: ImportItem, rec: Record, opts: ImportOptions, summary: ImportSummary
+) -> None:
+    """A record with its own id (the full export shape)."""
+    if rec.id in state.live:
+        try:
+            existing = store.get(rec.id)
+        except MemError:
+            existing = None
+        if existing is not None and dump_record(existing) == dump_record(rec):
+            _result(summary, opts, "unchanged", item, rec)
+        elif existing is None and opts.dry_run:
+            _result(summary, opts, "unchanged", item, rec)  # planned earlier in this dry run
+        else:
+            _result(
+                summary, opts, "conflict", item, rec,
+                message=f"a different record with id {rec.id} is already in the store",
+            )  # fmt: skip
+        return
+    if state.id_forgotten(rec.id):
+        _result(summary, opts, "refused_forgotten", item, rec, message=f"record {rec.id} was forgotten")
+        return
+    key = source_key(rec.source)
+    hit = state.forgotten(rec.scope, rec.match_digest, key)
+    if hit is not None:
+        _result(summary, opts, "refused_forgotten", item, rec, message=f"forgotten in scope {rec.scope} (tombstone {hit})")
+        return
+    if key is not None and key in state.keys:
+        _result(
+            summary, opts, "duplicate", item, rid=state.keys[key],
+            message=f"its source item is already in the store as {state.keys[key]}",
+        )  # fmt: skip
+        return
+    keep: list[str] = []
+    for d in rec.derived_from:
+        if d in state.live:
+            keep.append(d)
+        elif state.id_forgotten(d):
+            _result(summary, opts, "refused_forgotten", item, rec, message=f"derived from {d}, which was forgotten")
+            return
+        else:
+            _warn(summary, item, f"derived_from names {d}, which is neither in the store nor in the input: dropped")
+    if len(keep) != len(rec.derived_from):
+        rec = rec.with_changes(derived_from=tuple(keep))
+    _write(store, state, item, rec, opts, summary)
+
+
+def _write(
+    store: Store, state: _State, item: ImportItem, rec: Record, opts: ImportOptions, summary: ImportSummary
+) -> None:
+    if not opts.dry_run:
+        detail: dict[str, Any] = {"system": item.system}
+        if item.original_id is not None and item.record is None:
+            detail["original_id"] = item.original_id
+        try:
+            rec = store.put(rec, op="import", detail=detail)
+        except TombstonedError as exc:
+            _result(summary, opts, "refused_forgotten", item, rec, message=exc.message)
+            return
+        except ConflictError as exc:
+            _result(summary, opts, "conflict", item, rec, message=exc.message)
+            return
+        except ValidationError as exc:
+            _result(summary, opts, "invalid", item, rec, message=exc.message)
+            return
+    state.note(rec)
+    _result(summary, opts, "created", item, rec)
+
+
+def import_path(
+    store: Store,
+    path: Path,
+    system: str,
+    *,
+    options: ImportOptions | None = None,
+    timezone: str | None = None,
+    display: str | None = None,
+    progress: Callable[[list[ImportItem]], Iterable[ImportItem]] | None = None,
+) -> ImportSummary:
+    """Read ``path`` as ``system`` and import it (the library form of ``mem import``)."""
+    from .importers import ReadOptions, get_timezone, read_source
+
+    entries = read_source(path, system, ReadOptions(timezone=get_timezone(timezone), display=display))
+    return import_entries(
+        store, entries, system=system, path=display or str(path), options=options, progress=progress
+    )
