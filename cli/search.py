@@ -1,0 +1,146 @@
+"""``mem search``: hybrid (BM25 + vector), lexical or vector search, one query or a batch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from .common import emit_json, emit_jsonl, open_store, parse_time_option, split_csv, warn
+
+if TYPE_CHECKING:
+    from mem.format.search import Searcher, SearchResult
+
+
+def _as_list(v: Any, what: str) -> list[str] | None:
+    from mem.format.errors import InvalidInputError
+
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return list(v)
+    raise InvalidInputError(f"{what} must be a string or a list of strings")
+
+
+def _run_one(s: Searcher, q: dict[str, Any]) -> SearchResult:
+    from mem.format.errors import InvalidInputError
+
+    known = {"query", "scope", "scopes", "kind", "kinds", "tag", "tags", "status", "statuses",
+             "as_of", "known_at", "k", "mode", "explain", "id"}
+    extra = sorted(set(q) - known)
+    if extra:
+        raise InvalidInputError(f"unknown key(s) {', '.join(extra)} in a batch query")
+    query = q.get("query")
+    if not isinstance(query, str):
+        raise InvalidInputError("a batch query needs a string \"query\"")
+    k = q.get("k", 10)
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise InvalidInputError("\"k\" must be an integer")
+    mode = q.get("mode", "hybrid")
+    if not isinstance(mode, str):
+        raise InvalidInputError("\"mode\" must be a string")
+    return s.search(
+        query,
+        scopes=_as_list(q.get("scopes", q.get("scope")), "scope"),
+        kinds=_as_list(q.get("kinds", q.get("kind")), "kind"),
+        tags=_as_list(q.get("tags", q.get("tag")), "tag"),
+        statuses=_as_list(q.get("statuses", q.get("status")), "status"),
+        as_of=parse_time_option(q.get("as_of"), "as_of"),
+        known_at=parse_time_option(q.get("known_at"), "known_at"),
+        k=k,
+        mode=mode,
+        explain=bool(q.get("explain", False)),
+    )
+
+
+def _batch(s: Searcher) -> int:
+    """JSON Lines in, one JSON line out per query; exit status of the first failure (0 if none)."""
+    from mem.format.errors import InvalidInputError, MemError
+
+    status = 0
+    for n, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        q: Any = None
+        try:
+            try:
+                q = json.loads(line)
+            except ValueError as exc:
+                raise InvalidInputError(f"line {n} of stdin is not JSON: {exc}") from None
+            if not isinstance(q, dict):
+                raise InvalidInputError(f"line {n} of stdin is not a JSON object")
+            res = _run_one(s, q)
+            out: dict[str, Any] = {"query": q["query"], **res.to_dict()}
+            if "id" in q:
+                out = {"id": q["id"], **out}
+        except MemError as exc:
+            out = {"query": q.get("query") if isinstance(q, dict) else None, "error": exc.to_json()}
+            if isinstance(q, dict) and "id" in q:
+                out = {"id": q["id"], **out}
+            status = status or int(exc.exit_code)
+            warn(f"stdin line {n}: {exc}")
+        emit_jsonl(out)
+    return status
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("search")
+    def search(
+        query: Annotated[str | None, typer.Argument(help="What to look for (free text).")] = None,
+        mode: Annotated[str, typer.Option("--mode", "-m", help="hybrid (default), lexical or vector.")] = "hybrid",
+        scope: Annotated[list[str] | None, typer.Option("--scope", help="Only this scope (repeat, or comma-separated).")] = None,
+        kind: Annotated[list[str] | None, typer.Option("--kind", help="Only this kind (repeat).")] = None,
+        tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Must have this tag (repeat: all of them).")] = None,
+        status: Annotated[list[str] | None, typer.Option("--status", help="Statuses to include (default: active, candidate).")] = None,
+        as_of: Annotated[str | None, typer.Option("--as-of", help="What was true at this time (world time).")] = None,
+        known_at: Annotated[str | None, typer.Option("--known-at", help="What the store believed at this time (record time).")] = None,
+        k: Annotated[int, typer.Option("-k", "--limit", min=1, max=1000, help="How many results.")] = 10,
+        json_out: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+        explain: Annotated[bool, typer.Option("--explain", help="Show how each score was made.")] = False,
+        batch: Annotated[bool, typer.Option("--batch", help="Read JSON Lines queries on stdin; print one JSON line each.")] = False,
+    ) -> None:
+        """Search memories. No results is not an error (exit 0); a failed search is."""
+        from mem.format.errors import InvalidInputError
+        from mem.format.search import Searcher
+
+        store = open_store()
+        if batch:
+            if query is not None:
+                raise InvalidInputError("give queries on stdin with --batch, not as an argument")
+            with Searcher(store, long_lived=True) as s:
+                code = _batch(s)
+            raise typer.Exit(code)
+        if query is None:
+            raise InvalidInputError("no query: give one as an argument (or use --batch)")
+        with Searcher(store, long_lived=False) as s:
+            res = s.search(
+                query,
+                scopes=split_csv(scope),
+                kinds=split_csv(kind),
+                tags=split_csv(tag),
+                statuses=split_csv(status),
+                as_of=parse_time_option(as_of, "--as-of"),
+                known_at=parse_time_option(known_at, "--known-at"),
+                k=k,
+                mode=mode,
+                explain=explain,
+            )
+        for w in res.warnings:
+            warn(w)
+        if json_out:
+            emit_json({"query": query, **res.to_dict()})
+            return
+        out = sys.stdout
+        for h in res.hits:
+            first = h.content.strip().splitlines()[0] if h.content.strip() else ""
+            if len(first) > 100:
+                first = first[:99] + "…"
+            out.write(f"{h.score:.4f}  {h.id}  {h.scope}/{h.kind}/{h.status}  [{'+'.join(h.arms)}]  {first}\n")
+            if explain and h.explain is not None:
+                out.write("        " + json.dumps(h.explain, ensure_ascii=False) + "\n")
+        if not res.hits:
+            sys.stderr.write("no results\n")
