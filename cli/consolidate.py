@@ -31,8 +31,11 @@ def _line(r: WindowResult) -> str:
     if r.outcome == "previewed" and r.answer is not None and not r.answer.none:
         parts.append(f"{len(r.facts)} fact(s), {len(r.superseded)} supersession(s)")
     if r.dropped:
-        parts.append(f"{len(r.dropped)} dropped (" + ", ".join(
-            f"{d['item']}: {d['reason']}" for d in r.dropped) + ")")
+        parts.append(
+            f"{len(r.dropped)} dropped ("
+            + ", ".join(f"{d['item']}: {d['reason']}" for d in r.dropped)
+            + ")"
+        )
     if r.resumed:
         parts.append("resumed from the journal")
     return head + ("  " + "; ".join(parts) if parts else "")
@@ -45,7 +48,9 @@ def _tally(report: Report) -> str:
         f"{d['done']} already done, {d['refused']} refused"
     )
     if report.mode == "plan":
-        text = f"{d['planned']} window(s) to consolidate ({d['done']} already done); nothing was run"
+        text = (
+            f"{d['planned']} window(s) to consolidate ({d['done']} already done); nothing was run"
+        )
     elif report.mode == "preview":
         text += f", {d['previewed']} previewed; nothing was written"
     if d["not_run"]:
@@ -67,23 +72,36 @@ def register(app: typer.Typer) -> None:
                 "shell): reads the window JSON on stdin, answers JSON or NONE on stdout.",
             ),
         ] = None,
-        scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes (repeat).")] = None,
-        kind: Annotated[
-            list[str] | None, typer.Option("--kind", "-k", help="Episode kinds (repeat; default: episode).")
+        scope: Annotated[
+            list[str] | None, typer.Option("--scope", help="Only these scopes (repeat).")
         ] = None,
-        window: Annotated[int, typer.Option("--window", "-n", help="Records per window, overlap included.")] = 20,
+        kind: Annotated[
+            list[str] | None,
+            typer.Option("--kind", "-k", help="Episode kinds (repeat; default: episode)."),
+        ] = None,
+        window: Annotated[
+            int, typer.Option("--window", "-n", help="Records per window, overlap included.")
+        ] = 20,
         overlap: Annotated[
-            int, typer.Option("--overlap", help="Already consolidated episodes repeated as context.")
+            int,
+            typer.Option("--overlap", help="Already consolidated episodes repeated as context."),
         ] = 2,
         min_new: Annotated[
             int, typer.Option("--min-new", help="Defer a window with fewer new episodes than this.")
         ] = 1,
         max_windows: Annotated[
-            int | None, typer.Option("--max-windows", help="Call the summarizer at most this often.")
+            int | None,
+            typer.Option("--max-windows", help="Call the summarizer at most this often."),
         ] = None,
-        timeout: Annotated[float, typer.Option("--timeout", help="Seconds per summarizer call.")] = 120.0,
-        min_chars: Annotated[int, typer.Option("--min-chars", help="Length floor of a summary.")] = 20,
-        min_fact_chars: Annotated[int, typer.Option("--min-fact-chars", help="Length floor of a fact.")] = 8,
+        timeout: Annotated[
+            float, typer.Option("--timeout", help="Seconds per summarizer call.")
+        ] = 120.0,
+        min_chars: Annotated[
+            int, typer.Option("--min-chars", help="Length floor of a summary.")
+        ] = 20,
+        min_fact_chars: Annotated[
+            int, typer.Option("--min-fact-chars", help="Length floor of a fact.")
+        ] = 8,
         existing: Annotated[
             int, typer.Option("--existing", help="Newest memories of the scope sent as context.")
         ] = 50,
@@ -97,9 +115,12 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--dry-run", help="Show the windows; run nothing, write nothing.")
         ] = False,
         preview: Annotated[
-            bool, typer.Option("--preview", help="Run the summarizer and check answers; write nothing.")
+            bool,
+            typer.Option("--preview", help="Run the summarizer and check answers; write nothing."),
         ] = False,
-        json_out: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
+        json_out: Annotated[
+            bool, typer.Option("--json", help="Print the run report as JSON.")
+        ] = False,
     ) -> None:
         """Roll episodes up into summary and fact records through a summarizer program.
 
@@ -119,7 +140,9 @@ def register(app: typer.Typer) -> None:
             try:
                 argv = shlex.split(summarizer)
             except ValueError as exc:
-                raise typer.BadParameter(f"cannot split the command: {exc}", param_hint="--summarizer") from None
+                raise typer.BadParameter(
+                    f"cannot split the command: {exc}", param_hint="--summarizer"
+                ) from None
         if not argv and not dry_run:
             raise typer.BadParameter("no summarizer: give --summarizer CMD or set MEM_SUMMARIZER")
         opts = Options(

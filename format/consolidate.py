@@ -249,6 +249,8 @@ class Refusal(Exception):
 _ANSWER_KEYS = {"summary", "facts", "supersedes"}
 _FACT_KEYS = {"content", "kind", "tags", "confidence"}
 _SUPERSEDE_KEYS = {"id", "content", "reason"}
+#: A record id as a summarizer may write it: any case, Crockford's aliases (I, L, O) allowed.
+_ANSWER_ID_RE = re.compile(r"^[0-9A-TV-Za-tv-z]{26}$")
 
 
 def _schema(message: str) -> Refusal:
@@ -384,7 +386,7 @@ def _parse_supersede(value: object, where: str, opts: Options) -> Supersession:
         if k not in value:
             raise _schema(f'{where} lacks "{k}"')
     rid = value["id"]
-    if not isinstance(rid, str) or not ids.is_id(ids.normalize_id(rid)):
+    if not isinstance(rid, str) or not _ANSWER_ID_RE.match(rid):
         raise _schema(f"{where}.id is not a record id")
     content = _text(value["content"], f"{where}.content", opts.min_fact_chars)
     reason = _text(value["reason"], f"{where}.reason", 1)
@@ -544,14 +546,22 @@ def load_watermark(store: Store) -> dict[tuple[str, str | None], Mark]:
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise StoreInvalidError(f"cannot read the consolidation watermark: {exc.strerror}", path=path) from None
-    hint = "fix the file, or delete it: re-runs then start over, and window keys skip finished windows"
+        raise StoreInvalidError(
+            f"cannot read the consolidation watermark: {exc.strerror}", path=path
+        ) from None
+    hint = (
+        "fix the file, or delete it: re-runs then start over, and window keys skip finished windows"
+    )
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreInvalidError(f"consolidation watermark is not valid JSON ({exc})", path=path, hint=hint) from None
+        raise StoreInvalidError(
+            f"consolidation watermark is not valid JSON ({exc})", path=path, hint=hint
+        ) from None
     if not isinstance(data, dict) or data.get("format") != WATERMARK_FORMAT:
-        raise StoreInvalidError(f'consolidation watermark lacks "format": "{WATERMARK_FORMAT}"', path=path, hint=hint)
+        raise StoreInvalidError(
+            f'consolidation watermark lacks "format": "{WATERMARK_FORMAT}"', path=path, hint=hint
+        )
     if data.get("version") != VERSION:
         raise StoreInvalidError(
             f"consolidation watermark version {data.get('version')!r} is not supported (this mem reads {VERSION})",
@@ -559,11 +569,15 @@ def load_watermark(store: Store) -> dict[tuple[str, str | None], Mark]:
         )
     streams = data.get("streams")
     if not isinstance(streams, dict):
-        raise StoreInvalidError('consolidation watermark lacks a "streams" object', path=path, hint=hint)
+        raise StoreInvalidError(
+            'consolidation watermark lacks a "streams" object', path=path, hint=hint
+        )
     out: dict[tuple[str, str | None], Mark] = {}
     for scope, convs in streams.items():
         if not isinstance(convs, dict) or not ids.SCOPE_RE.match(str(scope)):
-            raise StoreInvalidError(f"consolidation watermark: bad entry for scope {scope!r}", path=path, hint=hint)
+            raise StoreInvalidError(
+                f"consolidation watermark: bad entry for scope {scope!r}", path=path, hint=hint
+            )
         for conv, m in convs.items():
             try:
                 mark = Mark(
@@ -593,7 +607,9 @@ def save_watermark(store: Store, marks: Mapping[tuple[str, str | None], Mark]) -
         }
     doc = {"format": WATERMARK_FORMAT, "version": VERSION, "streams": streams}
     ensure_dir(store.state_dir)
-    atomic_write(state_path(store), json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    atomic_write(
+        state_path(store), json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    )
 
 
 def _journal_dir(store: Store) -> Path:
@@ -793,7 +809,9 @@ class Consolidation:
             start = 0
             if mark is not None:
                 pos = mark.position()
-                while start < len(eps) and (format_time(eps[start].recorded_at), eps[start].id) <= pos:
+                while (
+                    start < len(eps) and (format_time(eps[start].recorded_at), eps[start].id) <= pos
+                ):
                     start += 1
             while start < len(eps):
                 ctx = eps[max(0, start - m) : start]
@@ -907,10 +925,13 @@ class Consolidation:
                 cur = self.store.get(e.id, e.scope)
             except NotFoundError:
                 raise Refusal(
-                    "window-changed", f"episode {e.id} was forgotten while the window was summarized"
+                    "window-changed",
+                    f"episode {e.id} was forgotten while the window was summarized",
                 ) from None
             if cur.digest != e.digest:
-                raise Refusal("window-changed", f"episode {e.id} was edited while the window was summarized")
+                raise Refusal(
+                    "window-changed", f"episode {e.id} was edited while the window was summarized"
+                )
 
     def _check_targets(self, w: Window, answer: Answer) -> list[Supersession]:
         """Supersession targets: live, same scope, active or candidate, not an episode.
@@ -925,15 +946,23 @@ class Consolidation:
                 continue
             where = f"supersedes[{i}]"
             if s.id in in_window:
-                raise Refusal("bad-target", f"{where} names an episode of this window; episodes are not superseded")
+                raise Refusal(
+                    "bad-target",
+                    f"{where} names an episode of this window; episodes are not superseded",
+                )
             try:
                 old = self.store.get(s.id, w.scope)
             except NotFoundError:
-                raise Refusal("bad-target", f"{where} names {s.id}, which is not a live record in scope {w.scope!r}") from None
+                raise Refusal(
+                    "bad-target",
+                    f"{where} names {s.id}, which is not a live record in scope {w.scope!r}",
+                ) from None
             if old.status not in ("active", "candidate"):
                 raise Refusal("bad-target", f"{where} names {s.id}, which is {old.status}")
             if old.kind in self.opts.kinds:
-                raise Refusal("bad-target", f"{where} names {s.id}, an episode; episodes are not superseded")
+                raise Refusal(
+                    "bad-target", f"{where} names {s.id}, an episode; episodes are not superseded"
+                )
             if match_digest(s.content) == old.match_digest:
                 raise Refusal("bad-target", f"{where} repeats the content of {s.id}")
             todo.append(s)
@@ -956,11 +985,18 @@ class Consolidation:
         forgotten in the scope, or that an existing record already holds, is dropped (reported),
         never resurrected or duplicated. Raises :class:`Refusal` before any write.
         """
-        res = WindowResult(w, "created" if self.opts.mode == "run" else "previewed", resumed=resumed, answer=answer)
+        res = WindowResult(
+            w, "created" if self.opts.mode == "run" else "previewed", resumed=resumed, answer=answer
+        )
         write = self.opts.mode == "run"
         status = "active" if self.opts.trust else "candidate"
         if write:
-            journal = {"format": JOURNAL_FORMAT, "version": VERSION, "window": w.key, "answer": answer.to_dict()}
+            journal = {
+                "format": JOURNAL_FORMAT,
+                "version": VERSION,
+                "window": w.key,
+                "answer": answer.to_dict(),
+            }
             ensure_dir(_journal_dir(self.store))
             atomic_write(_journal_path(self.store, w.key), json.dumps(journal, ensure_ascii=False))
         store = self.store
@@ -974,7 +1010,9 @@ class Consolidation:
             tomb = store.tombstones.load(w.scope)
             for i, s in enumerate(answer.supersedes):
                 if s not in sups:
-                    res.superseded.append({"old": s.id, "new": self._items[(w.key, f"supersede:{i}")]})
+                    res.superseded.append(
+                        {"old": s.id, "new": self._items[(w.key, f"supersede:{i}")]}
+                    )
                     continue
                 md = match_digest(s.content)
                 if md in tomb.digests:
@@ -998,15 +1036,30 @@ class Consolidation:
             for i, f in enumerate(answer.facts):
                 item = f"fact:{i}"
                 rid = self._write_derived(
-                    w, res, item, f.content, kind=f.kind, tags=f.tags,
+                    w,
+                    res,
+                    item,
+                    f.content,
+                    kind=f.kind,
+                    tags=f.tags,
                     confidence=self.opts.confidence if f.confidence is None else f.confidence,
-                    status=status, write=write, dedup=True,
+                    status=status,
+                    write=write,
+                    dedup=True,
                 )
                 if rid is not None:
                     res.facts.append(rid)
             res.summary = self._write_derived(
-                w, res, "summary", answer.summary, kind="summary", tags=(),
-                confidence=self.opts.confidence, status=status, write=write, dedup=False,
+                w,
+                res,
+                "summary",
+                answer.summary,
+                kind="summary",
+                tags=(),
+                confidence=self.opts.confidence,
+                status=status,
+                write=write,
+                dedup=False,
             )
         if write:
             self._done_windows.add(w.key)
@@ -1032,7 +1085,9 @@ class Consolidation:
         digests = self._digests.setdefault(w.scope, {})
         md = match_digest(content)
         if dedup and md in digests:
-            res.dropped.append({"item": item, "reason": "duplicate", "duplicate_of": digests[md] or None})
+            res.dropped.append(
+                {"item": item, "reason": "duplicate", "duplicate_of": digests[md] or None}
+            )
             return None
         rec = make_record(
             scope=w.scope,
@@ -1052,7 +1107,9 @@ class Consolidation:
         if not write:
             digests.setdefault(md, "")
             return ""
-        self.store.put(rec, op="consolidate", detail={"outcome": "created", "window": w.key, "item": item})
+        self.store.put(
+            rec, op="consolidate", detail={"outcome": "created", "window": w.key, "item": item}
+        )
         self._items[(w.key, item)] = rec.id
         digests.setdefault(md, rec.id)
         return rec.id
@@ -1173,4 +1230,3 @@ __all__ = [
     "save_watermark",
     "window_key",
 ]
-

@@ -11,8 +11,10 @@ crash      exit status 3      timeout    sleeps 60 s
 short      a 5-character summary          extra      an unknown top-level key
 badfact    a fact of the wrong type       big        more than 1 MiB of output
 noread     answers NONE without reading stdin
+crashon:C  exit status 3 for conversation C, ok for the others
 
-Each call appends the window key to $FAKE_SUMMARIZER_LOG when that is set.
+Each call appends the window key to $FAKE_SUMMARIZER_LOG and writes the window document to
+$FAKE_SUMMARIZER_DUMP/<n>.json when those are set.
 """
 
 from __future__ import annotations
@@ -33,7 +35,17 @@ def main() -> int:
     if log:
         with open(log, "a", encoding="utf-8") as f:
             f.write(window["window"] + "\n")
+    dump = os.environ.get("FAKE_SUMMARIZER_DUMP")
+    if dump:
+        n = len(os.listdir(dump))
+        with open(os.path.join(dump, f"{n:03d}.json"), "w", encoding="utf-8") as f:
+            json.dump(window, f)
     new = [e for e in window["episodes"] if not e["overlap"]]
+    if mode.startswith("crashon:"):
+        if window["conversation"] == mode.split(":", 1)[1]:
+            sys.stderr.write("fake summarizer: crashing on purpose\n")
+            return 3
+        mode = "ok"
     if mode == "none":
         sys.stdout.write("NONE\n")
     elif mode == "nonejson":
@@ -50,7 +62,11 @@ def main() -> int:
     elif mode == "short":
         sys.stdout.write(json.dumps({"summary": "Chat.", "facts": []}))
     elif mode == "extra":
-        sys.stdout.write(json.dumps({"summary": "A long enough summary text here.", "facts": [], "healing_log": "x"}))
+        sys.stdout.write(
+            json.dumps(
+                {"summary": "A long enough summary text here.", "facts": [], "healing_log": "x"}
+            )
+        )
     elif mode == "badfact":
         sys.stdout.write(json.dumps({"summary": "A long enough summary text here.", "facts": [42]}))
     elif mode == "big":
@@ -61,7 +77,9 @@ def main() -> int:
         for e in new:
             text = e["content"].strip()
             if text.startswith("FACT:"):
-                facts.append({"content": text[5:].strip(), "kind": "fact", "tags": ["consolidated"]})
+                facts.append(
+                    {"content": text[5:].strip(), "kind": "fact", "tags": ["consolidated"]}
+                )
             elif text.startswith("SUPERSEDE "):
                 rid, content, reason = (p.strip() for p in text[10:].split("|"))
                 sups.append({"id": rid, "content": content, "reason": reason})
