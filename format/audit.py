@@ -75,15 +75,21 @@ class AuditLog:
         self.path = log_dir / f"{clone_id}.jsonl"
         self.actor = actor or default_actor()
         self._tail: tuple[int, str | None] | None = None  # (seq, hash) of the last event
+        self._tail_size = -1  # file size the cached tail was read at
+
+    def _size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def _load_tail(self) -> tuple[int, str | None]:
-        if self._tail is not None:
+        # the cache holds only while the file is unchanged: another process (or another Store
+        # object) may have appended under the writer lock since we last wrote
+        size = self._size()
+        if self._tail is not None and size == self._tail_size:
             return self._tail
         seq, last = 0, None
-        try:
-            size = self.path.stat().st_size
-        except FileNotFoundError:
-            size = 0
         if size:
             with open(self.path, "rb") as f:
                 back = min(size, 65536)
@@ -99,6 +105,7 @@ class AuditLog:
                 except (ValueError, TypeError):
                     seq, last = 0, None
         self._tail = (seq, last)
+        self._tail_size = size
         return self._tail
 
     def append(
@@ -134,6 +141,7 @@ class AuditLog:
             self._tail = None
             raise
         self._tail = (seq + 1, event["hash"])
+        self._tail_size = self._size()
         return event
 
     def sync(self) -> None:
