@@ -1,0 +1,78 @@
+"""``mem diff``: what changed between two stores, or two git revisions of one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import OPTIONS, emit_json, info
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("diff")
+    def diff(
+        targets: Annotated[
+            list[str] | None,
+            typer.Argument(
+                metavar="[DIR_A DIR_B | REV [REV2] | REV..REV2]",
+                help="Two store directories, or git revisions of the store (default: HEAD "
+                "against the working files).",
+            ),
+        ] = None,
+        stat: Annotated[bool, typer.Option("--stat", help="Only a summary: counts per scope.")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="Print the diff as JSON.")] = False,
+        textconv: Annotated[
+            Path | None,
+            typer.Option(
+                "--textconv",
+                metavar="FILE",
+                help="Print a record file in the form git should diff it (for "
+                "`git config diff.mem.textconv 'mem diff --textconv'`).",
+            ),
+        ] = None,
+    ) -> None:
+        """Show records added, removed (forgotten) and changed, field by field.
+
+        Exit 0 when there is no difference, 1 when there are differences (like
+        `git diff --exit-code`). Revisions are read from git objects; nothing is checked out.
+        """
+        from mem.format.diff import diff_dirs, diff_git, render, render_stat
+        from mem.format.diff import textconv as conv
+        from mem.format.errors import InvalidInputError
+
+        if textconv is not None:
+            try:
+                raw = textconv.read_bytes()
+            except OSError as exc:
+                raise InvalidInputError(f"cannot read: {exc.strerror}", path=textconv) from None
+            sys.stdout.write(conv(raw))
+            return
+        args = list(targets or [])
+        if len(args) == 1 and ".." in args[0] and not Path(args[0]).exists():
+            a, _, b = args[0].partition("..")
+            args = [a or "HEAD", b or "HEAD"]
+        if len(args) > 2:
+            raise InvalidInputError("give at most two stores or two revisions")
+        if len(args) == 2 and all(Path(x).is_dir() for x in args):
+            result = diff_dirs(Path(args[0]), Path(args[1]))
+        else:
+            from mem.format.store import find_store_root
+
+            root = find_store_root(OPTIONS.store.expanduser() if OPTIONS.store else None)
+            revs = args or ["HEAD"]
+            result = diff_git(root, revs[0], revs[1] if len(revs) == 2 else None)
+        if json_out:
+            emit_json(result.to_dict())
+        elif not result.identical:
+            lines = render_stat(result) if stat else render(result)
+            out = sys.stdout
+            for line in lines:
+                out.write(line + "\n")
+            out.flush()
+        if result.identical:
+            info("no differences")
+        else:
+            raise typer.Exit(1)
