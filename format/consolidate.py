@@ -249,6 +249,7 @@ class Refusal(Exception):
 _ANSWER_KEYS = {"summary", "facts", "supersedes"}
 _FACT_KEYS = {"content", "kind", "tags", "confidence"}
 _SUPERSEDE_KEYS = {"id", "content", "reason"}
+_KEY_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,31}$")
 #: A record id as a summarizer may write it: any case, Crockford's aliases (I, L, O) allowed.
 _ANSWER_ID_RE = re.compile(r"^[0-9A-TV-Za-tv-z]{26}$")
 
@@ -287,7 +288,11 @@ def _json_type(value: object) -> str:
 def _unknown_keys(obj: Mapping[str, Any], allowed: set[str], where: str) -> None:
     extra = sorted(set(obj) - allowed)
     if extra:
-        names = ", ".join(json.dumps(k)[:40] for k in extra[:5])
+        # name a key only when it looks like a key (a "key" may be a sentence of content)
+        shown = [json.dumps(k) for k in extra if _KEY_NAME_RE.match(k)][:5]
+        hidden = len(extra) - len(shown)
+        names = ", ".join([*shown, *([f"{hidden} more"] if hidden and shown else [])])
+        names = names or f"({hidden} not shown)"
         raise _schema(f"{where} has unknown key(s) {names}; allowed: {', '.join(sorted(allowed))}")
 
 
