@@ -171,12 +171,12 @@ def scope_for(name: str, prefix: str = "") -> str:
         ord(c) > 127 and unicodedata.category(c)[0] in "LNS" and not unicodedata.combining(c)
         for c in unicodedata.normalize("NFKD", name)
     )
-    base = ids.slug_scope(folded, prefix)
-    if lossy:
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
-        base = base if base not in ("default", prefix) else (prefix or "x")
-        base = ids.check_scope(f"{base[:55].rstrip('-.')}-{digest}")
-    return base
+    if not lossy:
+        return ids.slug_scope(folded, prefix)
+    s = re.sub(r"[^a-z0-9._-]+", "-", folded.lower())
+    s = re.sub(r"\.{2,}", ".", s).strip("-.")[:50].rstrip("-.")
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    return ids.slug_scope(f"{s}-{digest}" if s else f"x-{digest}", prefix)
 
 
 def tag_for(text: str) -> str | None:
