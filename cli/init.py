@@ -20,6 +20,10 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option("--git", help="Also set up git: .gitignore, .gitattributes, pre-commit hook."),
         ] = False,
+        hook: Annotated[
+            bool,
+            typer.Option("--hook", help="With --git: install a pre-commit hook that runs `mem verify`."),
+        ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         """Create a new, empty memory store."""
@@ -28,10 +32,10 @@ def register(app: typer.Typer) -> None:
         target = path or OPTIONS.store or Path(".")
         store = Store.init(target)
         git_files: list[str] = []
-        if git:
+        if git or hook:
             from mem.format.gitsetup import setup_git
 
-            git_files = setup_git(store.root)
+            git_files = setup_git(store.root, hook=hook, init_repo=True)
         if json_out:
             emit_json({"store": str(store.root), "format": "mem-store", "version": 1, "git": git_files})
         else:
