@@ -155,11 +155,12 @@ class Searcher:
             if self._lex is not None:
                 self._lex.close()
             self._lex = LexicalIndex.open(idx_dir)
-        else:
+        elif self._lex.manifest != m:  # another writer changed it: see its commits
             self._lex.manifest = m
+            self._lex.reload()
         assert self._lex is not None
         try:
-            refresh(self.store, lex=self._lex)
+            refresh(self.store, lex=self._lex, full=None)
         except LockTimeoutError:
             warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
         return self._lex

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,11 +187,31 @@ def _open_vectors(store: Store) -> VectorIndex | None:
     return VectorIndex.open(store.index_dir)
 
 
-def refresh(store: Store, *, full: bool = False, lex: LexicalIndex | None = None) -> Staleness:
+#: Stores with at most this many records get a full stat scan on every refresh (~4 us a file).
+FULL_SCAN_MAX_DOCS = 2000
+#: Bigger stores get one at most this often (seconds; config.toml [search] full_scan_seconds).
+FULL_SCAN_SECONDS = 60.0
+
+
+def _auto_full(store: Store, lex: LexicalIndex) -> bool:
+    """Whether this refresh should stat every file (to catch in-place edits)."""
+    if int(lex.manifest.get("docs", 0)) <= FULL_SCAN_MAX_DOCS:
+        return True
+    try:
+        every = float(store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
+    except (TypeError, ValueError):
+        every = FULL_SCAN_SECONDS
+    last = int(lex.manifest.get("full_scan_ns", 0))
+    return every >= 0 and time.time_ns() - last > every * 1e9
+
+
+def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None = None) -> Staleness:
     """Apply changes made outside mem to the lexical index (and drop their stale vectors).
 
     Builds the lexical index when it does not exist. Takes the store's writer lock while it
-    writes. Cost: one stat per scope when nothing changed.
+    writes. Cost: one stat per scope when nothing changed. ``full=True`` stats every file
+    (catches in-place edits that keep the directory mtime); ``full=None`` decides by policy:
+    always for stores of at most FULL_SCAN_MAX_DOCS records, else once per FULL_SCAN_SECONDS.
     """
     from .lexical import LexicalIndex
 
@@ -201,13 +222,26 @@ def refresh(store: Store, *, full: bool = False, lex: LexicalIndex | None = None
         rebuild(store, lexical=True, vectors=False)
         return Staleness(lexical_missing=True)
     try:
+        if full is None:
+            full = _auto_full(store, lex)
         plan = _plan(store, lex, full)
+        if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
+            lex.manifest["full_scan_ns"] = time.time_ns()
+            if not plan.puts and not plan.deletes:
+                with contextlib.suppress(MemError):
+                    lex.save_manifest()
         if plan.mtimes == lex.scope_mtimes() and not plan.puts and not plan.deletes:
+            sess = _session_of(store)
+            if sess is not None and sess.clean != plan.mtimes:
+                sess.mark_clean(plan.mtimes)
             return plan.staleness
         with store.lock:
             plan = _plan(store, lex, full)  # again, under the lock
             _apply(store, lex, plan.puts, plan.deletes)
             lex.save_manifest(plan.mtimes)
+        sess = _session_of(store)
+        if sess is not None:
+            sess.mark_clean(plan.mtimes)
         return plan.staleness
     finally:
         if own:
@@ -263,9 +297,22 @@ class IndexSession:
     def is_clean(self, scope: str) -> bool:
         return scope in self.clean
 
+    def mark_clean(self, mtimes: dict[str, int]) -> None:
+        """This process has just made the index match these scope directory mtimes."""
+        self.active = True
+        self.clean = dict(mtimes)
+        self.existing = set(self.store.scopes()) | set(mtimes)
+
     def __call__(self, changes: list[Change]) -> None:
-        if not self.active or not changes:
+        if not changes:
             return
+        if not self.active:
+            # the index may have been created after attach (by another process): apply the
+            # change, but advance no scope mark (nothing was verified fresh here)
+            self.active = (self.store.index_dir / LEXICAL_POINTER).exists()
+            self.existing = set(self.store.scopes())
+            if not self.active:
+                return
         try:
             self._on_changes(changes)
         except Exception as exc:  # the record is stored; the index heals at the next refresh
@@ -315,6 +362,13 @@ class IndexSession:
                 lex.save_manifest(recorded)
         finally:
             lex.close()
+
+
+def _session_of(store: Store) -> IndexSession | None:
+    for fn in store.listeners:
+        if isinstance(fn, IndexSession):
+            return fn
+    return None
 
 
 def attach(store: Store) -> IndexSession:
@@ -465,6 +519,9 @@ def swap_in(store: Store, built: BuiltIndexes) -> None:
     for g in old:
         remove_tree(idx / g)
     remove_tree(built.build_dir)
+    sess = _session_of(store)
+    if sess is not None and built.lexical is not None:
+        sess.mark_clean({str(k): int(v["dir_mtime_ns"]) for k, v in built.lexical["scopes"].items()})
 
 
 def rebuild(

@@ -183,6 +183,11 @@ class LexicalIndex:
         self._index = None
         self._searcher = None
 
+    def reload(self) -> None:
+        if self._index is not None:
+            self._index.reload()
+        self._searcher = None
+
     def searcher(self) -> Any:
         if self._searcher is None:
             self._searcher = self.index.searcher()

@@ -1,0 +1,281 @@
+"""Search through the Python API: scope isolation, forgetting, staleness, filters, space guard."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mem.format.embed import EmbeddingSpace
+from mem.format.embed.hashing import HashingEmbedder
+from mem.format.errors import EmbedderUnavailableError, IndexUnavailableError, InvalidInputError
+from mem.format.index import attach, index_stats, rebuild, staleness
+from mem.format.index.common import LEXICAL_POINTER
+from mem.format.record import dump_record
+from mem.format.search import open_searcher
+from mem.format.store import Store
+
+MODES = ("lexical", "vector", "hybrid")
+
+
+def ids_of(res: Any) -> list[str]:
+    return [h.id for h in res.hits]
+
+
+def test_scope_isolation_every_mode(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    for mode in MODES:
+        res = s.search("lives in the city", scopes=["bob"], mode=mode, k=10)
+        assert res.mode == mode
+        assert res.hits, mode
+        assert {h.scope for h in res.hits} == {"bob"}, mode
+        res = s.search("Lisbon river", scopes=["bob"], mode=mode)
+        assert all(h.scope == "bob" for h in res.hits)
+        assert not any("Lisbon" in h.content for h in res.hits)
+    # a scope that does not exist has no results, not an error
+    assert s.search("Lisbon", scopes=["nobody"], mode="hybrid").hits == []
+
+
+def test_forgotten_never_found_even_with_stale_index(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    src = sstore.list()[0]
+    target = next(r for r in sstore.list() if "Lisbon" in r.content)
+    derived = sstore.add("Summary: Ana is based in Lisbon", scope="ana", kind="summary",
+                         derived_from=[target.id])
+    for mode in MODES:
+        assert target.id in ids_of(s.search("Lisbon", mode=mode, k=10))
+    # forget through a second Store object WITHOUT the index listener: the index stays stale
+    other = Store.open(sstore.root)
+    plan = other.forget([target.id], reason="test")
+    assert {r.id for r in plan.records} == {target.id, derived.id}
+    for mode in MODES:
+        got = ids_of(s.search("Lisbon Ana based", mode=mode, k=10))
+        assert target.id not in got and derived.id not in got, mode
+    assert src is not None
+
+
+def test_forget_through_listener_updates_indexes(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    s.search("tea", mode="hybrid")  # builds both indexes
+    tea = next(r for r in sstore.list() if "tea" in r.content)
+    before = index_stats(sstore).to_dict()
+    sstore.forget([tea.id], reason="x")
+    after = index_stats(sstore).to_dict()
+    assert after["lexical"]["docs"] == before["lexical"]["docs"] - 1
+    assert after["lexical"]["generation"] == before["lexical"]["generation"]  # no rebuild
+    assert after["vectors"]["vectors"] == before["vectors"]["vectors"] - 1
+    for mode in MODES:
+        assert tea.id not in ids_of(s.search("green tea coffee", mode=mode))
+
+
+def test_add_is_incremental_and_vectors_backfilled(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    s.search("anything here", mode="hybrid")
+    st0 = index_stats(sstore).to_dict()
+    new = sstore.add("Carla collects vintage typewriters", scope="ana")
+    st1 = index_stats(sstore).to_dict()
+    assert st1["lexical"]["generation"] == st0["lexical"]["generation"]
+    assert st1["lexical"]["docs"] == st0["lexical"]["docs"] + 1
+    assert st1["lexical"]["stale_scopes"] == []
+    assert st1["vectors"]["missing"] == 1  # mem add never embeds
+    res = s.search("vintage typewriters", mode="hybrid")
+    assert res.hits[0].id == new.id and res.hits[0].arms == ["lexical", "vector"]
+    assert index_stats(sstore).to_dict()["vectors"]["missing"] == 0
+
+
+def test_external_edit_delete_and_new_file(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    assert s.search("Porto bridge", mode="lexical").hits
+    bob = next(r for r in sstore.list() if "Porto" in r.content)
+    path = sstore.record_path("bob", bob.id)
+    # an editor rewrites the file (new content) ...
+    path.write_text(dump_record(bob.with_changes(content="Bob moved to Faro by the sea\n")), "utf-8")
+    res = s.search("Faro sea", mode="lexical")
+    assert [h.id for h in res.hits] == [bob.id] and "Faro" in res.hits[0].content
+    assert s.search("Porto bridge", mode="lexical").hits == []
+    # ... a file appears (git pull) ...
+    other = bob.with_changes(id="01JAAAAAAAAAAAAAAAAAAAAAAA", content="Dora plays the cello\n")
+    (path.parent / f"{other.id}.md").write_text(dump_record(other), "utf-8")
+    assert ids_of(s.search("cello", mode="hybrid"))[0] == other.id
+    assert ids_of(s.search("cello", mode="lexical")) == [other.id]
+    # ... and a file is deleted (checkout)
+    path.unlink()
+    for mode in MODES:
+        assert bob.id not in ids_of(s.search("Faro sea Bob", mode=mode))
+    assert not staleness(sstore).stale
+
+
+def test_in_place_edit_keeping_dir_mtime_is_caught_at_hit(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    s.search("tea", mode="lexical")
+    tea = next(r for r in sstore.list() if "tea" in r.content)
+    path = sstore.record_path("ana", tea.id)
+    d = path.parent
+    dst = os.stat(d)
+    with path.open("r+", encoding="utf-8") as f:  # in place: the directory is untouched
+        text = dump_record(tea.with_changes(content="Ana prefers green tea, never juice\n"))
+        f.write(text)
+        f.truncate()
+    os.utime(d, ns=(dst.st_atime_ns, dst.st_mtime_ns))
+    res = s.search("green tea", mode="lexical")
+    assert res.hits[0].id == tea.id and "juice" in res.hits[0].content
+    assert ids_of(s.search("juice", mode="lexical")) == [tea.id]  # re-indexed
+
+
+def test_filters_status_kind_tag_and_times(store: Store) -> None:
+    attach(store)
+    old = store.add("The office is in Berlin", scope="w", kind="fact", valid_from="2020-01-01")
+    new, old2 = store.supersede(old.id, "The office is in Munich", valid_from="2023-06-01")
+    rej = store.add("The office is in Paris", scope="w", kind="fact", status="candidate")
+    store.reject(rej.id)
+    cand = store.add("The office might be in Hamburg", scope="w", kind="note", status="candidate",
+                     tags=["rumour"])
+    s = open_searcher(store)
+    for mode in MODES:
+        got = ids_of(s.search("office", mode=mode))
+        assert set(got) == {new.id, cand.id}, mode  # no superseded, no rejected by default
+        assert got.index(new.id) < got.index(cand.id) or mode != "lexical"
+        assert ids_of(s.search("office", mode=mode, statuses=["rejected"])) == [rej.id]
+        assert ids_of(s.search("office", mode=mode, kinds=["note"])) == [cand.id]
+        assert ids_of(s.search("office", mode=mode, tags=["rumour"])) == [cand.id]
+        import datetime as dt
+
+        as_of = dt.datetime(2021, 1, 1, tzinfo=dt.UTC)
+        assert old.id in ids_of(s.search("office", mode=mode, as_of=as_of))
+        assert new.id not in ids_of(s.search("office", mode=mode, as_of=as_of))
+        assert ids_of(s.search("office", mode=mode, known_at=old.recorded_at)) == [old.id]
+    assert old2.status == "superseded"
+
+
+def test_bad_queries_fail_not_empty(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    for q in ("", "   ", '"', "+-&&||"):
+        with pytest.raises(InvalidInputError):
+            s.search(q, mode="lexical")
+    with pytest.raises(InvalidInputError):
+        s.search("x", mode="fuzzy")
+    with pytest.raises(InvalidInputError):
+        s.search("x", statuses=["bogus"])
+
+
+class FailingEmbedder:
+    """An embedder whose model cannot run (e.g. a broken install): every call fails."""
+
+    @property
+    def space(self) -> EmbeddingSpace:
+        return HashingEmbedder().space
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        raise EmbedderUnavailableError("model runtime crashed")
+
+
+def test_embedder_failure_keeps_record_and_backfills_later(sstore: Store) -> None:
+    open_searcher(sstore).search("tea", mode="hybrid")  # vector index exists
+    rec = sstore.add("Eve keeps bees on the roof", scope="ana")
+    bad = open_searcher(sstore, embedder=FailingEmbedder())  # type: ignore[arg-type]
+    res = bad.search("bees roof", mode="hybrid")
+    assert res.mode == "lexical" and res.warnings and ids_of(res)[0] == rec.id
+    with pytest.raises(EmbedderUnavailableError):
+        bad.search("bees roof", mode="vector")
+    assert sstore.get(rec.id).content.startswith("Eve")
+    good = open_searcher(sstore)
+    res = good.search("bees roof", mode="vector")
+    assert ids_of(res)[0] == rec.id and res.warnings == []
+
+
+def test_embedding_space_guard_and_rebuild(sstore: Store) -> None:
+    rebuild(sstore, vectors=True)  # hashing space
+    other = EmbeddingSpace("hashing", "other-model", "hashing:other", 384)
+
+    class OtherSpace(HashingEmbedder):
+        @property
+        def space(self) -> EmbeddingSpace:
+            return other
+
+    s = open_searcher(sstore, embedder=OtherSpace())
+    res = s.search("Lisbon", mode="hybrid")
+    assert res.mode == "lexical" and "mem rebuild --vectors" in res.warnings[0] and res.hits
+    with pytest.raises(EmbedderUnavailableError) as ei:
+        s.search("Lisbon", mode="vector")
+    assert ei.value.exit_code == 10
+    assert index_stats(sstore).to_dict()["vectors"]["space_matches"] is True  # config: hashing
+    rebuild(sstore, lexical=False, vectors=True, embedder=OtherSpace())
+    s2 = open_searcher(sstore, embedder=OtherSpace())
+    res = s2.search("Lisbon", mode="hybrid")
+    assert res.mode == "hybrid" and res.warnings == []
+
+
+def test_rebuild_swaps_atomically_and_removes_old(sstore: Store) -> None:
+    b1 = rebuild(sstore)
+    g1 = b1.lexical["generation"] if b1.lexical else ""
+    b2 = rebuild(sstore)
+    assert b2.lexical and b2.lexical["generation"] != g1
+    names = sorted(p.name for p in sstore.index_dir.iterdir() if p.is_dir())
+    assert names == sorted([b2.lexical["generation"], b2.vectors["generation"]])  # type: ignore[index]
+
+
+def test_corrupt_index_is_reported_never_trusted(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    s.search("tea", mode="lexical")
+    (sstore.index_dir / LEXICAL_POINTER).write_text("{not json", "utf-8")
+    with pytest.raises(IndexUnavailableError) as ei:
+        open_searcher(sstore).search("tea", mode="lexical")
+    assert ei.value.exit_code == 9 and "lexical.json" in str(ei.value)
+    rebuild(sstore, lexical=True, vectors=False)
+    assert open_searcher(sstore).search("tea", mode="lexical").hits
+
+
+def test_compact_merges_delta_and_drops_dead(sstore: Store) -> None:
+    from mem.format.index import compact
+
+    s = open_searcher(sstore)
+    s.search("tea", mode="hybrid")
+    rebuild(sstore)  # delta merged into main rows
+    gone = next(r for r in sstore.list() if "Porto" in r.content)
+    sstore.forget([gone.id], reason="x")
+    sstore.add("Fresh record about kites", scope="bob")
+    open_searcher(sstore).search("kites", mode="hybrid")  # backfill -> delta
+    st = index_stats(sstore).to_dict()["vectors"]
+    assert st["dead"] == 1 and st["delta"] == 1
+    rep = compact(sstore)
+    assert rep["vectors"]["dead_dropped"] == 1 and rep["vectors"]["delta_merged"] == 1
+    assert rep["vectors"]["embedded"] == 0
+    st = index_stats(sstore).to_dict()
+    assert st["vectors"]["dead"] == 0 and st["vectors"]["delta"] == 0 and st["vectors"]["missing"] == 0
+    assert st["lexical"]["deleted_docs"] == 0
+    assert ids_of(open_searcher(sstore).search("kites", mode="vector", k=1))
+
+
+def test_lexical_mode_imports_no_numpy_usearch_or_model(sstore: Store, tmp_path: Path) -> None:
+    open_searcher(sstore).search("tea", mode="lexical")
+    code = (
+        "import sys, json\n"
+        "from mem.format.search import open_searcher\n"
+        f"r = open_searcher({str(sstore.root)!r}).search('tea', mode='lexical')\n"
+        "assert r.hits\n"
+        "from mem.cli.main import main\n"
+        f"assert main(['--store', {str(sstore.root)!r}, 'search', 'tea', '--mode', 'lexical']) == 0\n"
+        "bad = [m for m in ('numpy', 'usearch', 'onnxruntime', 'tokenizers') if m in sys.modules]\n"
+        "print(json.dumps(bad))\n"
+    )
+    env = dict(os.environ, MEM_EMBEDDER="minilm")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == []
+
+
+def test_long_lived_searcher_sees_later_writes(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    s.search("tea", mode="hybrid")
+    other = Store.open(sstore.root)
+    attach(other)
+    rec = other.add("Gina repairs bicycles on Sundays", scope="bob")
+    time.sleep(0.01)
+    assert ids_of(s.search("bicycles", mode="hybrid"))[0] == rec.id
