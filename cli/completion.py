@@ -72,7 +72,7 @@ class Tree:
 
 
 def _first_line(text: str | None) -> str:
-    return (text or "").strip().split("\n")[0].strip()
+    return " ".join((text or "").strip().split("\n\n")[0].split())
 
 
 def _param(p: Any) -> Param:
