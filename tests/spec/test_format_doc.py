@@ -51,3 +51,24 @@ def test_referenced_files_exist() -> None:
     text = FORMAT.read_text("utf-8")
     for rel in set(re.findall(r"`((?:spec|examples)/[A-Za-z0-9_./-]+)`", text)):
         assert (ROOT / rel).exists(), rel
+
+
+def test_examples_in_the_spec_are_real_lines_of_the_example_store() -> None:
+    text = FORMAT.read_text("utf-8")
+    store = ROOT / "examples" / "store"
+    record = re.search(r"```markdown\n(.*?)```", text, re.S)
+    assert record is not None
+    rid = re.search(r"^id: (\S+)$", record.group(1), re.M)
+    assert rid is not None
+    path = next((store / "records").glob(f"*/{rid.group(1)}.md"))
+    assert record.group(1) == path.read_text("utf-8")
+    decl = re.search(r"```json\n(\{\n.*?\n\})\n```", text, re.S)
+    assert decl is not None and decl.group(1) + "\n" == (store / "memstore.json").read_text("utf-8")
+    lines = {
+        ln for p in [*store.glob("log/*.jsonl"), *store.glob("tombstones/*.jsonl")]
+        for ln in p.read_text("utf-8").splitlines()
+    }
+    one_line = re.findall(r"```json\n(\{\"[^\n]*\})\n```", text)
+    assert len(one_line) == 2
+    for ln in one_line:
+        assert ln in lines
