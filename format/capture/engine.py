@@ -1,0 +1,388 @@
+"""The capture engine: transcripts -> candidate records, incrementally and idempotently.
+
+For every user turn past the source's watermark, :func:`mem.format.capture.extract.extract`
+proposes candidates; each one ends in exactly one outcome:
+
+- ``captured``: a new ``candidate`` record (confidence = the pattern's measured precision,
+  provenance = transcript, conversation, turn, pattern and the quoted sentence);
+- ``sighting``: the scope already holds a live record with the same normalized content; that
+  record's provenance gains the sighting (bounded, de-duplicated list), nothing new is added;
+- ``duplicate``: this very sighting (same transcript, conversation, turn and pattern) is
+  already in the store (a re-run over turns past a changed watermark);
+- ``suppressed-forgotten``: the content or the source item was forgotten (tombstone);
+- ``suppressed-rejected``: a reviewer rejected the same content or source item before;
+- ``refused-secret``: the sentence holds a secret; reported by rule name, never stored or echoed.
+
+Watermarks live in ``state/capture/<key>.json`` (tracked, written atomically after the records
+are on disk): per conversation, the highest turn index mined. For files, the size and digest of
+the bytes mined are kept too: when the file was appended to, only new turns are read; when it
+was rewritten (the old bytes changed), every turn is read again and de-duplication keeps the
+run idempotent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import ids
+from ..errors import InvalidInputError, RecordParseError, TombstonedError
+from ..fsutil import atomic_write, ensure_dir
+from ..record import Record, match_digest
+from ..timeutil import format_time, now
+from .extract import Candidate, extract
+from .transcripts import Transcript, Turn
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+OUTCOMES: tuple[str, ...] = (
+    "captured",
+    "sighting",
+    "duplicate",
+    "suppressed-forgotten",
+    "suppressed-rejected",
+    "refused-secret",
+)
+MAX_SIGHTINGS = 20
+WATERMARK_DIR = "capture"
+
+
+@dataclass
+class CaptureItem:
+    outcome: str
+    transcript: str
+    conversation: str
+    turn: int
+    pattern: str
+    kind: str
+    scope: str
+    confidence: float
+    content: str | None
+    quote: str | None
+    id: str | None = None
+    secret: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "outcome": self.outcome,
+            "id": self.id,
+            "scope": self.scope,
+            "kind": self.kind,
+            "pattern": self.pattern,
+            "confidence": self.confidence,
+            "content": self.content,
+            "quote": self.quote,
+            "transcript": self.transcript,
+            "conversation": self.conversation,
+            "turn": self.turn,
+        }
+        if self.secret is not None:
+            out["secret"] = self.secret
+        return out
+
+
+@dataclass
+class SourceReport:
+    transcript: str
+    format: str
+    turns: int = 0
+    new_turns: int = 0
+    user_turns: int = 0
+    skipped_non_user: int = 0
+    skipped_seen: int = 0
+    rewritten: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "transcript": self.transcript,
+            "format": self.format,
+            "turns": self.turns,
+            "new_turns": self.new_turns,
+            "user_turns": self.user_turns,
+            "skipped_non_user": self.skipped_non_user,
+            "skipped_seen": self.skipped_seen,
+            "rewritten": self.rewritten,
+        }
+
+
+@dataclass
+class CaptureReport:
+    dry_run: bool
+    sources: list[SourceReport] = field(default_factory=list)
+    items: list[CaptureItem] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        c = dict.fromkeys(OUTCOMES, 0)
+        for it in self.items:
+            c[it.outcome] += 1
+        c["skipped-non-user"] = sum(s.skipped_non_user for s in self.sources)
+        c["skipped-seen"] = sum(s.skipped_seen for s in self.sources)
+        c["user-turns"] = sum(s.user_turns for s in self.sources)
+        return c
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "counts": self.counts(),
+            "sources": [s.to_dict() for s in self.sources],
+            "items": [i.to_dict() for i in self.items],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Watermarks
+
+
+def watermark_path(store: Store, source: str) -> Path:
+    key = hashlib.sha256(source.encode("utf-8")).hexdigest()[:24]
+    return store.state_dir / WATERMARK_DIR / f"{key}.json"
+
+
+def load_watermark(store: Store, source: str) -> dict[str, Any]:
+    p = watermark_path(store, source)
+    try:
+        raw = p.read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        wm = json.loads(raw)
+    except ValueError:
+        raise InvalidInputError(
+            "capture watermark is not valid JSON", path=p,
+            hint="delete it to mine the transcript again (de-duplication keeps that safe)",
+        ) from None
+    if not isinstance(wm, dict) or wm.get("source") != source or not isinstance(wm.get("conversations"), dict):
+        raise InvalidInputError(
+            "capture watermark does not belong to this transcript or is malformed", path=p,
+            hint="delete it to mine the transcript again (de-duplication keeps that safe)",
+        )
+    return wm
+
+
+def save_watermark(store: Store, t: Transcript, conversations: dict[str, int]) -> None:
+    p = watermark_path(store, t.source)
+    ensure_dir(p.parent)
+    wm = {
+        "source": t.source,
+        "format": t.format,
+        "conversations": dict(sorted(conversations.items())),
+        "size": t.size,
+        "prefix": t.prefix_digest,
+        "updated_at": format_time(now()),
+    }
+    atomic_write(p, json.dumps(wm, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def _rewritten(t: Transcript, wm: dict[str, Any]) -> bool:
+    """True when a file's previously mined bytes changed (not just appended to)."""
+    size, prefix = wm.get("size"), wm.get("prefix")
+    if not size or not prefix or t.prefix_digest is None:
+        return False
+    if not isinstance(size, int) or size > t.size:
+        return True
+    try:
+        with open(t.path, "rb") as f:
+            head = f.read(size)
+    except OSError:
+        return True
+    return bool("sha256:" + hashlib.sha256(head).hexdigest() != prefix)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-scope index of what the store already holds
+
+
+@dataclass
+class _ScopeIndex:
+    live: dict[str, str] = field(default_factory=dict)  # match digest -> id (active/candidate)
+    rejected: set[str] = field(default_factory=set)  # match digests and source keys
+    keys: dict[str, str] = field(default_factory=dict)  # source key -> id (any live record)
+
+
+def _build_index(store: Store, scope: str) -> _ScopeIndex:
+    from ..store import source_key
+
+    idx = _ScopeIndex()
+
+    def skip(exc: RecordParseError) -> None:
+        return None  # `mem verify` reports unreadable records; capture does not stop for them
+
+    for r in store.iter_records([scope], on_error=skip):
+        key = source_key(r.source)
+        if r.status == "rejected":
+            idx.rejected.add(r.match_digest)
+            if key:
+                idx.rejected.add(key)
+            continue
+        if key:
+            idx.keys[key] = r.id
+        if r.status in ("active", "candidate"):
+            idx.live.setdefault(r.match_digest, r.id)
+    return idx
+
+
+def _sighting(src: dict[str, Any]) -> dict[str, Any]:
+    s: dict[str, Any] = {k: src[k] for k in ("transcript", "conversation", "turn", "pattern") if k in src}
+    if src.get("ts"):
+        s["ts"] = src["ts"]
+    return s
+
+
+def add_sighting(store: Store, record_id: str, src: dict[str, Any]) -> Record | None:
+    """Add a sighting to a record's provenance (bounded, de-duplicated); None if already there."""
+    rec = store.get(record_id)
+    new = _sighting(src)
+    ident = (new.get("transcript"), new.get("conversation"), new.get("turn"))
+    own = (rec.source.get("transcript"), rec.source.get("conversation"), rec.source.get("turn"))
+    old = rec.source.get("sightings")
+    sightings = [s for s in old if isinstance(s, dict)] if isinstance(old, list) else []
+    if ident == own or any((s.get("transcript"), s.get("conversation"), s.get("turn")) == ident for s in sightings):
+        return None
+    count = rec.source.get("sighting_count")
+    total = (count if isinstance(count, int) else len(sightings)) + 1
+    sightings = [*sightings, new][-MAX_SIGHTINGS:]
+    return store.update(
+        record_id,
+        source_update={"sightings": sightings, "sighting_count": total},
+        op="sighting",
+        detail={"transcript": new.get("transcript"), "turn": new.get("turn"), "pattern": new.get("pattern")},
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+
+
+def resolve_scope(turn: Turn, t: Transcript, scope: str | None, scope_from: str | None) -> str:
+    if scope_from:
+        value = turn.fields.get(scope_from)
+        if value not in (None, ""):
+            return ids.slug_scope(str(value))
+        if scope:
+            return ids.check_scope(scope)
+        raise InvalidInputError(
+            f"turn {turn.index} of conversation {turn.conversation!r} has no field {scope_from!r} "
+            "to take the scope from, and no --scope fallback was given",
+            path=t.path, line=turn.line,
+        )
+    return ids.check_scope(scope or "default")
+
+
+def capture(
+    store: Store,
+    transcripts: Iterable[Transcript],
+    *,
+    scope: str | None = "default",
+    scope_from: str | None = None,
+    dry_run: bool = False,
+    rescan: bool = False,
+) -> CaptureReport:
+    """Mine ``transcripts`` into ``store``. See the module docstring for the outcomes."""
+    from ..store import source_key
+
+    report = CaptureReport(dry_run=dry_run)
+    indexes: dict[str, _ScopeIndex] = {}
+    pending_wm: list[tuple[Transcript, dict[str, int]]] = []
+
+    def index(sc: str) -> _ScopeIndex:
+        if sc not in indexes:
+            indexes[sc] = _build_index(store, sc)
+        return indexes[sc]
+
+    def handle(t: Transcript, turn: Turn, sc: str, c: Candidate) -> CaptureItem:
+        item = CaptureItem(
+            "captured", t.source, turn.conversation, turn.index, c.pattern, c.kind, sc,
+            c.confidence, c.content or None, c.quote or None,
+        )
+        if c.secret is not None:
+            item.outcome, item.secret, item.content, item.quote = "refused-secret", c.secret, None, None
+            return item
+        src: dict[str, Any] = {
+            "type": "capture",
+            "transcript": t.source,
+            "conversation": turn.conversation,
+            "turn": turn.index,
+            "pattern": c.pattern,
+            "format": t.format,
+            "quote": c.quote,
+        }
+        if turn.ts:
+            src["ts"] = turn.ts
+        key = source_key(src)
+        digest = match_digest(c.content)
+        tomb = store.tombstones.load(sc)
+        idx = index(sc)
+        if digest in tomb.digests or (key is not None and key in tomb.digests):
+            item.outcome = "suppressed-forgotten"
+        elif digest in idx.rejected or (key is not None and key in idx.rejected):
+            item.outcome = "suppressed-rejected"
+        elif key is not None and key in idx.keys:
+            item.outcome, item.id = "duplicate", idx.keys[key]
+        elif digest in idx.live:
+            item.outcome, item.id = "sighting", idx.live[digest]
+            if not dry_run and item.id:
+                add_sighting(store, item.id, src)
+        elif dry_run:
+            idx.live[digest] = ""
+            if key is not None:
+                idx.keys[key] = ""
+        else:
+            try:
+                rec = store.add(
+                    c.content, scope=sc, kind=c.kind, status="candidate", confidence=c.confidence,
+                    source=src, op="capture",
+                )
+            except TombstonedError:
+                item.outcome = "suppressed-forgotten"
+            else:
+                item.id = rec.id
+                idx.live[digest] = rec.id
+                if key is not None:
+                    idx.keys[key] = rec.id
+        return item
+
+    def run() -> None:
+        for t in transcripts:
+            sr = SourceReport(t.source, t.format, turns=len(t.turns))
+            report.sources.append(sr)
+            wm = {} if rescan else load_watermark(store, t.source)
+            if wm and wm.get("format") not in (None, t.format):
+                wm = {}
+            if wm and _rewritten(t, wm):
+                sr.rewritten, wm = True, {}
+            marks: dict[str, int] = {str(k): int(v) for k, v in (wm.get("conversations") or {}).items()}
+            new_marks = dict(marks)
+            for turn in t.turns:
+                last = marks.get(turn.conversation)
+                if last is not None and turn.index <= last:
+                    sr.skipped_seen += 1
+                    continue
+                sr.new_turns += 1
+                new_marks[turn.conversation] = max(new_marks.get(turn.conversation, -1), turn.index)
+                if not turn.is_user:
+                    sr.skipped_non_user += 1
+                    continue
+                sr.user_turns += 1
+                cands = extract(turn.content)
+                if not cands:
+                    continue
+                sc = resolve_scope(turn, t, scope, scope_from)
+                for c in cands:
+                    report.items.append(handle(t, turn, sc, c))
+            pending_wm.append((t, new_marks))
+
+    if dry_run:
+        run()
+        return report
+    with store.batch():
+        run()
+    # Records are on disk (the batch synced them): now the watermarks may move.
+    with store.lock:
+        for t, marks in pending_wm:
+            save_watermark(store, t, marks)
+    return report
