@@ -196,3 +196,12 @@ def test_the_script_rebuilds_the_committed_store(tmp_path: Path) -> None:
         f"examples/store differs from what the script builds ({stale[:3]}...): run "
         ".venv/bin/python examples/build_example_store.py and commit the result"
     )
+
+
+def test_mem_verify_full_finds_nothing() -> None:
+    res = run_mem("--store", str(STORE), "verify", "--full", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    report = res.json()
+    assert report["valid"] is True
+    assert report["findings"] == []
+    assert report["counts"]["records"] == int(_table("scope")[-1][1])
