@@ -1,0 +1,78 @@
+"""``mem capture``: mine transcripts for candidate memories (zero-LLM, anchored patterns)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import emit_json, info, open_store, warn
+
+FORMAT_HELP = "Transcript format: auto (default), jsonl, text, skales, windieos."
+SCOPE_FROM_HELP = (
+    "Take each turn's scope from this transcript field (e.g. user_id for WindieOS rows, or any "
+    "key of a JSONL line), made into a valid scope name; --scope is the fallback."
+)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("capture")
+    def capture_(
+        transcripts: Annotated[list[Path], typer.Argument(help="Transcript files or folders.", show_default=False)],
+        scope: Annotated[str | None, typer.Option("--scope", help="Scope the captures go to (default: 'default').")] = None,
+        scope_from: Annotated[str | None, typer.Option("--scope-from", help=SCOPE_FROM_HELP)] = None,
+        fmt: Annotated[str, typer.Option("--format", "-F", help=FORMAT_HELP)] = "auto",
+        source_name: Annotated[str | None, typer.Option("--source-name", help="Stable name for the transcript in provenance and watermark (one transcript only; default: its absolute path).")] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Report what would be captured; write nothing.")] = False,
+        rescan: Annotated[bool, typer.Option("--rescan", help="Ignore the watermark and read every turn again (nothing is captured twice).")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    ) -> None:
+        """Capture candidate memories from transcripts (user turns only; review them with `mem review`)."""
+        from mem.format.capture.engine import capture
+        from mem.format.capture.transcripts import FORMATS, read_transcripts
+        from mem.format.errors import InvalidInputError
+
+        if fmt != "auto" and fmt not in FORMATS:
+            raise InvalidInputError(f"--format {fmt!r} is not one of auto, {', '.join(FORMATS)}")
+        if source_name is not None and len(transcripts) != 1:
+            raise InvalidInputError("--source-name names one transcript; give exactly one")
+        store = open_store()
+        read = []
+        for p in transcripts:
+            read.extend(read_transcripts(p, fmt, source_name))
+        report = capture(
+            store, read, scope=scope or "default", scope_from=scope_from, dry_run=dry_run, rescan=rescan
+        )
+        if json_out:
+            emit_json(report.to_dict())
+            return
+        _print_report(report)
+
+    _ = capture_
+
+
+def _print_report(report) -> None:  # type: ignore[no-untyped-def]
+    verb = "would be " if report.dry_run else ""
+    out = sys.stdout
+    for it in report.items:
+        where = f"{it.conversation or '-'}#{it.turn}"
+        if it.outcome == "refused-secret":
+            warn(f"refused: a sentence in turn {where} of {it.transcript} holds a secret ({it.secret}); not stored")
+            continue
+        ident = it.id or "-"
+        out.write(f"{it.outcome:<21} {ident:<26} {it.kind:<11} {it.confidence:.2f}  {it.content}\n")
+    for s in report.sources:
+        if s.rewritten:
+            warn(f"{s.transcript} changed since it was last captured (not just appended to): read again")
+    c = report.counts()
+    info(
+        f"{c['captured']} {verb}captured, {c['sighting']} sighting(s) of existing memories, "
+        f"{c['duplicate']} duplicate(s), {c['suppressed-forgotten']} suppressed (forgotten), "
+        f"{c['suppressed-rejected']} suppressed (rejected), {c['refused-secret']} refused (secret); "
+        f"{c['user-turns']} new user turn(s) read, {c['skipped-non-user']} non-user turn(s) skipped, "
+        f"{c['skipped-seen']} turn(s) already mined"
+    )
+    if c["captured"] and not report.dry_run:
+        info("review them with: mem review")
