@@ -1,0 +1,210 @@
+"""Capture precision/recall per kind and per pattern, and capture throughput (turns/s).
+
+    .venv/bin/python bench/capture_precision.py                 # tables + throughput
+    .venv/bin/python bench/capture_precision.py --emit-confidence  # the confidence table (Python)
+    .venv/bin/python bench/capture_precision.py --json          # machine-readable
+
+Corpora (tests/capture/data):
+- must_not_capture.txt / must_capture.tsv: the pinned corpora (the test suite fails on any
+  must-not capture). The pattern table was developed against them: in-sample figures.
+- holdout_*.txt/tsv: written after the table was frozen and never used to tune it:
+  out-of-sample figures.
+
+Definitions. A must-capture line is recalled when some capture of it has the expected kind. A
+capture is correct when it comes from a must-capture line and has that line's kind; captures
+from must-not lines and captures of the wrong kind are false. Precision = correct / all
+captures. "Must-not precision" (the issue's target) = share of must-not lines with no capture.
+Confidence of a pattern = (correct + 1) / (fired + 2) over all corpora (Laplace-smoothed).
+
+Throughput: extraction alone over a synthetic mix of the corpora (turns/s, median of 5 runs),
+and end to end (`capture()` into a fresh store, incl. record writes) at 10k turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "capture" / "data"
+
+
+def load_lines(path: Path) -> list[str]:
+    return [ln.rstrip("\n") for ln in path.read_text("utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def load_must(path: Path) -> list[tuple[str, str]]:
+    out = []
+    for ln in load_lines(path):
+        kind, _, text = ln.partition("\t")
+        out.append((kind, text))
+    return out
+
+
+def measure(must_not: list[str], must: list[tuple[str, str]]) -> dict[str, Any]:
+    from mem.format.capture.extract import extract
+
+    per_pattern: dict[str, dict[str, int]] = defaultdict(lambda: {"fired": 0, "correct": 0})
+    per_kind: dict[str, dict[str, int]] = defaultdict(lambda: {"lines": 0, "recalled": 0, "fired": 0, "correct": 0})
+    fp_lines: list[dict[str, Any]] = []
+    missed: list[dict[str, str]] = []
+    clean = 0
+    for s in must_not:
+        cands = extract(s)
+        if not cands:
+            clean += 1
+        for c in cands:
+            per_pattern[c.pattern]["fired"] += 1
+            per_kind[c.kind]["fired"] += 1
+            fp_lines.append({"sentence": s, "pattern": c.pattern, "content": c.content})
+    recalled = 0
+    for kind, s in must:
+        per_kind[kind]["lines"] += 1
+        cands = extract(s)
+        hit = False
+        for c in cands:
+            per_pattern[c.pattern]["fired"] += 1
+            per_kind[c.kind]["fired"] += 1
+            if c.kind == kind:
+                per_pattern[c.pattern]["correct"] += 1
+                per_kind[c.kind]["correct"] += 1
+                hit = True
+        if hit:
+            recalled += 1
+            per_kind[kind]["recalled"] += 1
+        else:
+            missed.append({"kind": kind, "sentence": s, "got": ",".join(c.kind for c in cands)})
+    fired = sum(v["fired"] for v in per_pattern.values())
+    correct = sum(v["correct"] for v in per_pattern.values())
+    return {
+        "must_not_lines": len(must_not),
+        "must_not_clean": clean,
+        "must_not_precision": clean / len(must_not) if must_not else 1.0,
+        "must_lines": len(must),
+        "recalled": recalled,
+        "recall": recalled / len(must) if must else 1.0,
+        "captures": fired,
+        "precision": correct / fired if fired else 1.0,
+        "per_kind": {k: dict(v) for k, v in sorted(per_kind.items())},
+        "per_pattern": {k: dict(v) for k, v in sorted(per_pattern.items())},
+        "false_positives": fp_lines,
+        "missed": missed,
+    }
+
+
+def confidence_table() -> dict[str, float]:
+    from mem.format.capture.patterns import PATTERN_IDS
+
+    must_not = load_lines(DATA / "must_not_capture.txt") + load_lines(DATA / "holdout_must_not.txt")
+    must = load_must(DATA / "must_capture.tsv") + load_must(DATA / "holdout_must_capture.tsv")
+    m = measure(must_not, must)
+    out = {}
+    for pid in PATTERN_IDS:
+        v = m["per_pattern"].get(pid, {"fired": 0, "correct": 0})
+        out[pid] = round((v["correct"] + 1) / (v["fired"] + 2), 2)
+    return out
+
+
+def throughput() -> dict[str, float]:
+    from mem.format.capture.engine import capture
+    from mem.format.capture.extract import extract
+    from mem.format.capture.transcripts import read_jsonl
+    from mem.format.store import Store
+
+    texts = load_lines(DATA / "must_not_capture.txt") + [t for _, t in load_must(DATA / "must_capture.tsv")]
+    filler = [
+        "Thanks, that makes sense. Could you also check the numbers in the second table?",
+        "Here is the paragraph I wrote yesterday; tighten it up without changing the meaning.",
+    ]
+    turns = (texts + filler * 100)[:2000]
+    runs = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for t in turns:
+            extract(t)
+        runs.append(len(turns) / (time.perf_counter() - t0))
+    extract_rate = statistics.median(runs)
+
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        n = 10_000
+        lines = []
+        for i in range(n):
+            role = "user" if i % 2 == 0 else "assistant"
+            text = texts[(i // 2) % len(texts)] if role == "user" else "Sure, noted."
+            lines.append(json.dumps({"role": role, "content": text, "conversation": f"c{i // 200}"}))
+        tp = root / "t.jsonl"
+        tp.write_text("\n".join(lines) + "\n")
+        store = Store.init(root / "s", actor="bench@bench")
+        t0 = time.perf_counter()
+        report = capture(store, [read_jsonl(tp)], scope="bench")
+        e2e = time.perf_counter() - t0
+        captured = report.counts()["captured"]
+        t0 = time.perf_counter()
+        capture(store, [read_jsonl(tp)], scope="bench")
+        rerun = time.perf_counter() - t0
+    return {
+        "extract_turns_per_s": round(extract_rate),
+        "end_to_end_turns": n,
+        "end_to_end_turns_per_s": round(n / e2e),
+        "end_to_end_captured": captured,
+        "rerun_seconds": round(rerun, 3),
+    }
+
+
+def _table(title: str, m: dict[str, Any]) -> None:
+    print(f"\n== {title}")
+    print(f"must-not: {m['must_not_clean']}/{m['must_not_lines']} clean -> must-not precision {m['must_not_precision']:.3f}")
+    print(f"must:     {m['recalled']}/{m['must_lines']} recalled -> recall {m['recall']:.3f}; "
+          f"precision over all captures {m['precision']:.3f} ({m['captures']} captures)")
+    print(f"{'kind':<13}{'lines':>6}{'recall':>8}{'fired':>7}{'prec':>7}")
+    for k, v in m["per_kind"].items():
+        rec = v["recalled"] / v["lines"] if v["lines"] else float("nan")
+        prec = v["correct"] / v["fired"] if v["fired"] else float("nan")
+        print(f"{k:<13}{v['lines']:>6}{rec:>8.3f}{v['fired']:>7}{prec:>7.3f}")
+    print(f"{'pattern':<30}{'fired':>6}{'correct':>8}{'prec':>7}")
+    for k, v in m["per_pattern"].items():
+        print(f"{k:<30}{v['fired']:>6}{v['correct']:>8}{v['correct'] / v['fired']:>7.3f}")
+    for fp in m["false_positives"]:
+        print(f"  FALSE POSITIVE [{fp['pattern']}] {fp['sentence']!r} -> {fp['content']!r}")
+    for ms in m["missed"]:
+        print(f"  missed [{ms['kind']}] {ms['sentence']!r}" + (f" (got {ms['got']})" if ms["got"] else ""))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--emit-confidence", action="store_true")
+    ap.add_argument("--no-throughput", action="store_true")
+    a = ap.parse_args()
+    if a.emit_confidence:
+        print("CONFIDENCE: dict[str, float] = {")
+        for k, v in confidence_table().items():
+            print(f'    "{k}": {v},')
+        print("}")
+        return 0
+    pinned = measure(load_lines(DATA / "must_not_capture.txt"), load_must(DATA / "must_capture.tsv"))
+    holdout = measure(load_lines(DATA / "holdout_must_not.txt"), load_must(DATA / "holdout_must_capture.tsv"))
+    tp = None if a.no_throughput else throughput()
+    if a.json:
+        json.dump({"pinned": pinned, "holdout": holdout, "throughput": tp}, sys.stdout, indent=2)
+        print()
+        return 0
+    _table("pinned corpora (in-sample: the table was tuned on these)", pinned)
+    _table("held-out corpora (out-of-sample: never used for tuning)", holdout)
+    if tp:
+        print("\n== throughput (2-core machine, shared)")
+        for k, v in tp.items():
+            print(f"{k}: {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
