@@ -350,13 +350,14 @@ def render_fish(tree: Tree) -> str:
         for o in p.opts:
             parts.append(f"-l {o[2:]}" if o.startswith("--") else f"-s {o[1:]}")
         if p.takes_value:
-            parts.append("-r")
+            # -x: takes a value and offers no files; -r -F: takes a file name
+            parts.append("-r -F" if p.value == "file" else "-x")
             if p.value in ("scopes", "kinds", "tags"):
                 parts.append(f"-a '(__mem_values {p.value})'")
             elif p.value == "choice":
                 parts.append(f"-a '{_fish_esc(' '.join(p.choices))}'")
-            elif p.value in ("file", "dir"):
-                parts.append("-F")
+            elif p.value == "dir":
+                parts.append("-a '(__fish_complete_directories (commandline -ct))'")
         if p.help:
             parts.append(f"-d '{_fish_esc(p.help)}'")
         return " ".join(parts) + "\n"

@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats import export consolidate verify diff rebuild repair mcp completion' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture import export consolidate verify diff rebuild repair mcp completion' -- "$cur"))
         fi
         return
     fi
@@ -173,6 +173,19 @@ _mem_completion() {
         stats)
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--json --help' -- "$cur"))
+            fi
+            ;;
+        capture)
+            case "$prev" in
+                --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
+                --scope-from) return;;
+                --format|-F) return;;
+                --source-name) return;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --json --help' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
             fi
             ;;
         import)

@@ -156,13 +156,63 @@ def test_install_needs_a_known_shell(tmp_path: Path) -> None:
     assert (tmp_path / "cfg" / "fish" / "completions" / "mem.fish").exists()
 
 
+ZSH_HARNESS = r"""
+compadd() { while [[ $# -gt 0 && $1 != -- ]]; do shift; done; shift
+            local v; for v in "$@"; do [[ $v == ${words[CURRENT]}* ]] && print -r -- $v; done }
+_describe() { local v; for v in "${(@P)4}"; do v=${v%%:*}
+              [[ $v == ${words[CURRENT]}* ]] && print -r -- $v; done }
+_files() { print -r -- "<files>" }
+compdef() { : }
+source "$MEM_ZSH_SCRIPT"
+words=("$@"); CURRENT=$#
+_mem
+"""
+
+
+def shell_env() -> dict[str, str]:
+    assert MEM_EXE
+    env = {k: v for k, v in os.environ.items() if k != "MEM_STORE"}
+    env["PATH"] = f"{Path(MEM_EXE).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
-def test_zsh_script_parses() -> None:
+def test_zsh_completes(populated: Store, tmp_path: Path) -> None:
+    """The zsh function run with stand-ins for compadd/_describe/_files (zsh filters by prefix)."""
     p = subprocess.run(["zsh", "-n", str(COMPLETIONS / "_mem")], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
+    harness = tmp_path / "harness.zsh"
+    harness.write_text(ZSH_HARNESS, "utf-8")
+    env = {**shell_env(), "MEM_ZSH_SCRIPT": str(COMPLETIONS / "_mem")}
+
+    def complete(*words: str) -> list[str]:
+        r = subprocess.run(["zsh", "-f", str(harness), *words], capture_output=True, text=True,
+                           env=env, cwd=tmp_path, timeout=60)
+        assert r.returncode in (0, 1), r.stderr
+        return r.stdout.split()
+
+    assert complete("mem", "sup") == ["supersede"]
+    assert complete("mem", "--store", str(populated.root), "add", "--scope", "") == ["alice", "bob-work"]
+    assert complete("mem", "--store", str(populated.root), "add", "--tag", "g") == ["games"]
+    assert complete("mem", "list", "--status", "c") == ["candidate"]
+    assert complete("mem", "add", "--file", "x") == ["<files>"]
+    assert complete("mem", "--no") == ["--no-color"]
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
-def test_fish_script_parses() -> None:
-    p = subprocess.run(["fish", "--no-execute", str(COMPLETIONS / "mem.fish")], capture_output=True, text=True)
+def test_fish_completes(populated: Store, tmp_path: Path) -> None:
+    script = COMPLETIONS / "mem.fish"
+    p = subprocess.run(["fish", "--no-execute", str(script)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
+
+    def complete(line: str) -> list[str]:
+        r = subprocess.run(["fish", "--no-config", "-c", f"source {script}; complete -C {_sh(line)}"],
+                           capture_output=True, text=True, env=shell_env(), cwd=tmp_path, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return [ln.split("\t")[0] for ln in r.stdout.splitlines()]
+
+    assert complete("mem sup") == ["supersede"]
+    assert complete(f"mem --store {populated.root} add --scope ") == ["alice", "bob-work"]
+    assert complete(f"mem --store {populated.root} add --kind hob") == ["hobby_x"]
+    assert complete("mem list --status ca") == ["candidate"]
+    assert complete("mem add --reason ") == []  # a free value: no file names offered
