@@ -1,8 +1,8 @@
 """Export: JSON Lines (lossless, ``spec/export.md``), CSV (spreadsheets) and a Markdown bundle.
 
 JSON Lines: a header line (``{"type": "header", "format": "mem-export", "version": 1,
-"declaration": <memstore.json>, ...}``), then the tombstones and lifts of the exported scopes as
-stored, then one ``{"type": "record", ...Record.to_dict()}`` per record, by scope then id.
+"declaration": <memstore.json>, ...}``), then one ``{"type": "record", ...Record.to_dict()}`` per
+record, by scope then id, then the tombstones and lifts of the exported scopes as stored.
 Importing it into an empty store gives byte-identical record files.
 
 Filters (scope, kind, status, record time) choose records; tombstones follow the scope filter
@@ -144,12 +144,12 @@ def record_object(r: Record) -> dict[str, Any]:
 def write_jsonl(store: Store, out: IO[str], flt: ExportFilter, *, tombstones: bool = True) -> ExportCounts:
     counts = ExportCounts()
     out.write(_dumps(header(store, flt)) + "\n")
-    if tombstones:
-        for obj in iter_tombstone_objects(store, flt, counts):
-            out.write(_dumps(obj) + "\n")
     for r in iter_records(store, flt):
         out.write(_dumps(record_object(r)) + "\n")
         counts.records += 1
+    if tombstones:
+        for obj in iter_tombstone_objects(store, flt, counts):
+            out.write(_dumps(obj) + "\n")
     return counts
 
 

@@ -13,7 +13,8 @@ decides an outcome for each item (``spec/cli/import.md``):
   derived from a forgotten item; not a failure;
 - ``invalid`` / ``skipped_not_memory`` / ``skipped_empty``: reported by the reader.
 
-Items are applied sources first (lineage: a derived record is written after the records it was
+Records are applied before the tombstones and lifts of the same input (an export's tombstones
+describe the exporting store after its records were written). Items are applied sources first (lineage: a derived record is written after the records it was
 derived from, and its ``derived_from`` names their mem ids). A derived record whose sources are
 missing keeps the ones that exist and reports the others as a warning. All writes go through
 ``store.batch()`` (one lock, deferred fsync, one index update); an interrupted import leaves
@@ -117,7 +118,7 @@ class _State:
         self.live: dict[str, str] = {}  # id -> scope
         self.keys: dict[str, str] = {}  # source key -> id
         self.digests: dict[tuple[str, str], str] = {}  # (scope, match digest) -> id
-        self.pending_tomb: dict[str, set[str]] = {}  # scope -> ids/digests/keys (dry runs)
+        self.pending_tomb: dict[str, set[str]] = {}  # scope -> tombstone ids planned (dry runs)
         for r in store.iter_records(on_error=lambda e: None):
             self.note(r)
 
@@ -252,11 +253,14 @@ def import_entries(
     writer = _writer()
     ctx = store.batch() if not opts.dry_run else _NoBatch()
     with ctx:
-        for t in tombs:
-            _apply_tombstone(store, state, t, opts, summary)
         ordered = _order(items)
         for item in progress(ordered) if progress is not None else ordered:
             _apply_item(store, state, item, opts, summary, foreign, writer)
+        # Tombstones of an export come after its records: the exporting store may hold a live
+        # record whose content equals a forgotten one's (the other copy was forgotten); that
+        # record was live there and stays live here. The store's own tombstones apply first.
+        for t in tombs:
+            _apply_tombstone(store, state, t, opts, summary)
     return summary
 
 
