@@ -260,7 +260,7 @@ def test_tombstones_in_the_input_block_later_imports(store: Store, tmp_path: Pat
         store,
         write(tmp_path, '{"content": "My old address is 1 Main St.", "scope": "alice"}',
               '{"content": "reworded", "scope": "alice", "source": {"system": "x", "original_id": "42"}}',
-              name="again.jsonl"),  # fmt: skip
+              name="again.jsonl"),
         "jsonl",
     )
     assert s2.counts["refused_forgotten"] == 2 and not s2.failed
