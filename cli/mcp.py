@@ -48,13 +48,5 @@ def register(app: typer.Typer) -> None:
 
         store = Store.open(store_dir or OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
         memory = ScopedMemory(store, scope, remember_status=remember_as)
-        if warm:
-            from mem.format.errors import MemError
-
-            try:
-                memory.warm()
-            except MemError as exc:
-                # recall reports the error to the client on each call; the other tools work
-                info(f"mem mcp: search unavailable: {exc}")
         info(f"mem mcp: serving {store.root} (scopes: {', '.join(memory.scopes)}) on stdio")
-        serve_stdio(memory)
+        serve_stdio(memory, warm=warm, log=info)

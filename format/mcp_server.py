@@ -134,21 +134,26 @@ class ScopedMemory:
         if self._searcher is None:
             factory = self._searcher_factory
             if factory is None:
-                import importlib
+                from .search import open_searcher
 
-                try:
-                    search = importlib.import_module("mem.format.search")
-                except ImportError as exc:
-                    raise IndexUnavailableError(
-                        f"search is not available in this installation ({exc})"
-                    ) from None
-                factory = search.open_searcher
+                factory = open_searcher
             self._searcher = factory(self.store)
         return self._searcher
 
-    def warm(self) -> None:
-        """Open the searcher now (at server start) rather than on the first recall."""
-        self._locked(self.searcher)
+    def warm(self) -> list[str]:
+        """Load the indexes and the model now (one small search); returns its warnings."""
+
+        def run() -> list[str]:
+            result = self.searcher().search("warm up", scopes=list(self.scopes), k=1, mode="hybrid")
+            return [str(w) for w in getattr(result, "warnings", [])]
+
+        return self._locked(run)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._searcher is not None and hasattr(self._searcher, "close"):
+                self._searcher.close()
+            self._searcher = None
 
     # -- tools ---------------------------------------------------------------------------------
 
@@ -511,10 +516,30 @@ def build_server(memory: ScopedMemory) -> Any:
     return server
 
 
-def serve_stdio(memory: ScopedMemory) -> None:
-    """Serve ``memory`` over stdin/stdout until the client closes the connection."""
+def serve_stdio(memory: ScopedMemory, *, warm: bool = True, log: Callable[[str], None] | None = None) -> None:
+    """Serve ``memory`` over stdin/stdout until the client closes the connection.
+
+    With ``warm``, the indexes and the model load in a background thread as the server starts,
+    so the client's handshake is answered at once and the first recall waits only for what is
+    still loading.
+    """
     server = build_server(memory)
-    server.run("stdio")
+    if warm:
+
+        def warm_up() -> None:
+            try:
+                for w in memory.warm():
+                    if log:
+                        log(f"mem mcp: {w}")
+            except MemError as exc:
+                if log:  # recall reports it to the client on each call; other tools work
+                    log(f"mem mcp: search unavailable: {exc}")
+
+        threading.Thread(target=warm_up, name="mem-mcp-warm", daemon=True).start()
+    try:
+        server.run("stdio")
+    finally:
+        memory.close()
 
 
 __all__ = ["ScopeRefusedError", "ScopedMemory", "build_server", "error_text", "serve_stdio"]
