@@ -391,8 +391,17 @@ def _r_name(template: str) -> Render:
 _EMAIL_RE = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 
 
+_SENSITIVE = {
+    "password", "passcode", "pin", "pin code", "card number", "credit card number", "credit card",
+    "debit card number", "bank account number", "account number", "iban", "api key",
+    "access token", "token", "secret key", "ssn", "social security number",
+}  # fmt: skip
+
+
 def _attr_value_ok(attr: str, value: str) -> bool:
     a = attr.lower()
+    if a in _SENSITIVE:
+        return True  # recognized so that the secret rules refuse it (and report it)
     if "email" in a or "e-mail" in a:
         return bool(_EMAIL_RE.match(value))
     if any(w in a for w in ("phone", "number", "cell", "mobile")):
@@ -757,7 +766,7 @@ PATTERNS: tuple[Pattern, ...] = (
             "My dentist appointment is on March 12."),
     # ---- attributes ("my X is Y", a closed list of X with value checks)
     Pattern("fact.my-attribute", "fact",
-            _rx(r"(?i)my (?P<a>email address|email|e-mail|work email|personal email|phone number|cell number|mobile number|number|cell|mobile|home address|address|mailing address|postal address|work address|zip code|postcode|postal code|time ?zone|hometown|home town|native language|first language|mother tongue|blood type|shoe size|dress size|ring size|height|job title|occupation|profession|employer|company|website|blog|homepage|github handle|github username|twitter handle|handle|username|user name|car|nationality|citizenship|religion|star sign|zodiac sign|major|alma mater|university) is (?P<v>.{1,80})$"),
+            _rx(r"(?i)my (?P<a>email address|email|e-mail|work email|personal email|phone number|cell number|mobile number|number|cell|mobile|home address|address|mailing address|postal address|work address|zip code|postcode|postal code|time ?zone|hometown|home town|native language|first language|mother tongue|blood type|shoe size|dress size|ring size|height|job title|occupation|profession|employer|company|website|blog|homepage|github handle|github username|twitter handle|handle|username|user name|car|nationality|citizenship|religion|star sign|zodiac sign|major|alma mater|university|password|passcode|pin|pin code|card number|credit card number|credit card|debit card number|bank account number|account number|iban|api key|access token|token|secret key|ssn|social security number) is (?P<v>.{1,80})$"),
             _r_attr, "'my <email/phone number/time zone/...> is <value>' (value checked per attribute)",
             "My time zone is CET."),
     # ---- preferences

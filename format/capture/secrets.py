@@ -75,6 +75,14 @@ SECRET_RULES: tuple[SecretRule, ...] = (
         "an API key, token or secret being stated",
     ),
     SecretRule(
+        "card-number",
+        re.compile(
+            r"(?i)\b(?:card|credit card|debit card|account|bank account|iban|routing)\s*"
+            r"(?:number|no\.?|#)?" + _CONNECT + r"[\dA-Z][\d A-Z-]{5,}"
+        ),
+        "a card, bank account or IBAN number being stated (even without a valid checksum)",
+    ),
+    SecretRule(
         "us-ssn",
         re.compile(r"(?i)(?:\b(?:ssn|social security(?: number)?)\b.{0,20})?\b\d{3}-\d{2}-\d{4}\b"),
         "US social security number",
