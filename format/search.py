@@ -339,6 +339,7 @@ class Searcher:
     def _reindex(self, lex: LexicalIndex, stale: list[tuple[str, str]]) -> None:
         """Re-read records whose indexed digest disagrees with their file (in-place edits)."""
         from .index import _apply
+        from .index.lexical import DocFields
 
         puts = []
         deletes = []
@@ -348,7 +349,7 @@ class Searcher:
                 deletes.append((scope, rid))
                 continue
             st = os.stat(self.store.records_dir / scope / f"{rid}.md")
-            puts.append((rec, st.st_mtime_ns, st.st_size))
+            puts.append((DocFields.from_record(rec), st.st_mtime_ns, st.st_size))
         with self.store.lock:
             _apply(self.store, lex, puts, deletes)
 

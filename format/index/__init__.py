@@ -32,7 +32,7 @@ from .common import (
 if TYPE_CHECKING:
     from ..embed import Embedder
     from ..store import Change, Store
-    from .lexical import LexicalIndex
+    from .lexical import DocFields, LexicalIndex
     from .vectors import VectorIndex
 
 T = TypeVar("T")
@@ -79,9 +79,30 @@ class Staleness:
 @dataclass
 class _Plan:
     staleness: Staleness
-    puts: list[tuple[Record, int, int]]
+    puts: list[tuple[DocFields, int, int]]
     deletes: list[tuple[str, str]]
     mtimes: dict[str, int]
+
+
+def _read_fields(path: Path, scope: str, rid: str) -> DocFields:
+    """Index fields of a record file: the canonical fast path, else the full parser."""
+    from .lexical import DocFields, fast_fields
+
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise RecordParseError(f"cannot read record: {exc.strerror}", path=path) from None
+    f = fast_fields(raw)
+    if f is None:
+        return DocFields.from_record(_read_checked(path, scope, rid))
+    if f.id != rid or f.scope != scope:
+        raise RecordParseError(
+            f"file name and frontmatter disagree (file says {scope}/{rid}, frontmatter says {f.scope}/{f.id})",
+            path=path,
+        )
+    return f
 
 
 def _read_checked(path: Path, scope: str, rid: str) -> Record:
@@ -100,7 +121,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
     now_scopes = store.scopes()
     cur = {s: _dir_mtime(store.records_dir / s) for s in now_scopes}
     mtimes = dict(old)
-    puts: list[tuple[Record, int, int]] = []
+    puts: list[tuple[DocFields, int, int]] = []
     deletes: list[tuple[str, str]] = []
     check = [s for s in now_scopes if full or old.get(s) != cur[s]]
     if only is not None:
@@ -132,7 +153,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
             if known is not None and known.mtime_ns == fst.st_mtime_ns and known.size == fst.st_size:
                 continue
             try:
-                rec = _read_checked(path, s, rid)
+                rec = _read_fields(path, s, rid)
             except (RecordParseError, FileNotFoundError):
                 st.unreadable.append(str(path))
                 if known is not None:
@@ -248,7 +269,7 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
             lex.close()
 
 
-def _apply(store: Store, lex: LexicalIndex, puts: list[tuple[Record, int, int]],
+def _apply(store: Store, lex: LexicalIndex, puts: list[tuple[DocFields, int, int]],
            deletes: list[tuple[str, str]]) -> None:
     lex.apply(puts, deletes)
     if not (puts or deletes) or not (store.index_dir / VECTORS_POINTER).exists():
@@ -319,14 +340,14 @@ class IndexSession:
             self.errors.append(f"index update failed: {exc}")
 
     def _on_changes(self, changes: list[Change]) -> None:
-        from .lexical import LexicalIndex
+        from .lexical import DocFields, LexicalIndex
 
         store = self.store
         lex = LexicalIndex.open(store.index_dir)
         if lex is None:
             return
         try:
-            puts: list[tuple[Record, int, int]] = []
+            puts: list[tuple[DocFields, int, int]] = []
             deletes: list[tuple[str, str]] = []
             touched: set[str] = set()
             for c in changes:
@@ -342,7 +363,7 @@ class IndexSession:
                 except FileNotFoundError:
                     deletes.append((c.scope, c.id))
                     continue
-                puts.append((c.record, fst.st_mtime_ns, fst.st_size))
+                puts.append((DocFields.from_record(c.record), fst.st_mtime_ns, fst.st_size))
             with store.lock:
                 _apply(store, lex, puts, deletes)
                 recorded = lex.scope_mtimes()
@@ -407,8 +428,8 @@ class BuiltIndexes:
         }
 
 
-def _collect(store: Store, progress: Progress | None) -> tuple[list[tuple[Record, int, int]], dict[str, int], list[str]]:
-    items: list[tuple[Record, int, int]] = []
+def _collect(store: Store, progress: Progress | None) -> tuple[list[tuple[DocFields, int, int]], dict[str, int], list[str]]:
+    items: list[tuple[DocFields, int, int]] = []
     mtimes: dict[str, int] = {}
     skipped: list[str] = []
     paths: list[tuple[str, str, Path]] = []
@@ -422,7 +443,7 @@ def _collect(store: Store, progress: Progress | None) -> tuple[list[tuple[Record
     for scope, rid, path in it:
         try:
             fst = os.stat(path)
-            rec = _read_checked(path, scope, rid)
+            rec = _read_fields(path, scope, rid)
         except FileNotFoundError:
             continue
         except RecordParseError as exc:
@@ -463,7 +484,7 @@ def build_indexes(
         space = emb.space
         old = _open_vectors(store)
         per_scope: dict[str, list[tuple[str, str, Any]]] = {s: [] for s in mtimes}
-        todo: list[Record] = []
+        todo: list[DocFields] = []
         try:
             for rec, _m, _s in items:
                 v = None

@@ -60,7 +60,97 @@ def build_schema() -> Any:
     return sb.build()
 
 
-def make_doc(rec: Record) -> Any:
+@dataclass(frozen=True, slots=True)
+class DocFields:
+    """What the indexes keep of a record."""
+
+    id: str
+    scope: str
+    kind: str
+    status: str
+    tags: tuple[str, ...]
+    digest: str
+    content: str
+    recorded_ms: int
+    valid_from_ms: int
+    valid_to_ms: int
+    confidence: float
+
+    @classmethod
+    def from_record(cls, rec: Record) -> DocFields:
+        return cls(rec.id, rec.scope, rec.kind, rec.status, tuple(rec.tags), rec.digest, rec.content,
+                   _ms(rec.recorded_at), _ms(rec.valid_from), _ms(rec.valid_to), float(rec.confidence))
+
+
+_WANT = frozenset(("id", "scope", "kind", "status", "confidence", "tags", "valid_from", "valid_to", "recorded_at"))
+_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+
+
+def _fast_ms(v: str | None) -> int | None:
+    if v is None:
+        return -1
+    if not _TIME.match(v):
+        return None
+    return int(_dt.datetime.fromisoformat(v).timestamp() * 1000)
+
+
+def fast_fields(raw: bytes) -> DocFields | None:
+    """The index fields of a record file in the canonical layout, or None (use the full parser).
+
+    A line scanner for the keys the index needs; anything unusual returns None. It does not
+    validate the whole record: every search hit is re-read with the full parser anyway.
+    """
+    import hashlib
+    import json
+
+    from ..ids import ID_RE
+    from ..record import STATUSES, canonical_body
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return None
+    body = text[end + 5:]
+    if not body or canonical_body(body) != body:
+        return None
+    vals: dict[str, str] = {}
+    for line in text[4:end].split("\n"):
+        if not line or line[0] == " ":
+            continue
+        k, sep, v = line.partition(": ")
+        if k in _WANT:
+            if not sep or k in vals:
+                return None
+            vals[k] = v
+    try:
+        rid, scope, kind, status = vals["id"], vals["scope"], vals["kind"], vals["status"]
+        if scope.startswith('"'):
+            scope = json.loads(scope)
+        tags: tuple[str, ...] = ()
+        if "tags" in vals:
+            t = json.loads(vals["tags"])
+            if not isinstance(t, list) or not all(isinstance(x, str) for x in t):
+                return None
+            tags = tuple(t)
+        conf = float(vals.get("confidence", "1.0"))
+        rec_ms = _fast_ms(vals["recorded_at"])
+        vf, vt = _fast_ms(vals.get("valid_from")), _fast_ms(vals.get("valid_to"))
+    except (KeyError, ValueError):
+        return None
+    if rec_ms is None or vf is None or vt is None or status not in STATUSES or not ID_RE.match(rid):
+        return None
+    if not isinstance(scope, str) or not (0.0 <= conf <= 1.0):
+        return None
+    digest = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return DocFields(rid, scope, kind, status, tags, digest, body, rec_ms, vf, vt, conf)
+
+
+def make_doc(rec: DocFields) -> Any:
     import tantivy
 
     return tantivy.Document(
@@ -72,10 +162,10 @@ def make_doc(rec: Record) -> Any:
         tags=list(rec.tags),
         digest=rec.digest,
         content=rec.content,
-        recorded_at=_ms(rec.recorded_at),
-        valid_from=_ms(rec.valid_from),
-        valid_to=_ms(rec.valid_to),
-        confidence=float(rec.confidence),
+        recorded_at=rec.recorded_ms,
+        valid_from=rec.valid_from_ms,
+        valid_to=rec.valid_to_ms,
+        confidence=rec.confidence,
     )
 
 
@@ -231,7 +321,7 @@ class LexicalIndex:
 
     def apply(
         self,
-        puts: Sequence[tuple[Record, int, int]],
+        puts: Sequence[tuple[DocFields, int, int]],
         deletes: Sequence[tuple[str, str]],
     ) -> None:
         """Index ``puts`` (record, file mtime_ns, file size) and drop ``deletes`` (scope, id).
@@ -321,7 +411,7 @@ class LexicalIndex:
 
 def build_lexical(
     dest: Path,
-    items: Iterable[tuple[Record, int, int]],
+    items: Iterable[tuple[DocFields, int, int]],
     scope_mtimes: dict[str, int],
     *,
     threads: int = 1,
