@@ -21,7 +21,7 @@ from mem.format.record import dump_record, make_record
 from mem.format.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from quality import QUALITY  # noqa: E402
+from quality import QUALITY
 
 PEOPLE = ["Ana", "Bob", "Carla", "Dmitri", "Eve", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi",
           "Liam", "Mei", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor"]
