@@ -32,7 +32,7 @@ from typing import Any
 from . import ids
 from .errors import ConflictError, MemError, TombstonedError, ValidationError
 from .importers.base import OUTCOMES, Entry, ImportItem, Problem, Tombstoneish, Where
-from .record import Record, dump_record, make_record
+from .record import Record, dump_record, make_record, match_digest
 from .store import Store, source_key
 from .timeutil import format_time, now
 from .tombstones import Tombstone
@@ -205,18 +205,28 @@ def _resolve_scope(item: ImportItem, opts: ImportOptions) -> str:
     return ids.check_scope(opts.default_scope)
 
 
-def _source(item: ImportItem, foreign: bool, writer: str) -> dict[str, Any]:
+def _source(item: ImportItem, foreign: bool, writer: str, scope: str) -> dict[str, Any]:
+    """Provenance of a new record. Every import names ``system`` and ``original_id`` (spec/format.md
+    section 5.3): an item that does not say what it is in its system (a minimal JSON Lines object)
+    is identified by its scope and normalized content, ``<scope>:<match digest>``."""
     if foreign:
         src: dict[str, Any] = {"type": "import", "writer": writer, "system": item.system}
         src["original_id"] = item.original_id
         for k, v in item.source.items():
             src.setdefault(k, v)
         return src
-    if item.source:
-        src = dict(item.source)
-        src.setdefault("type", "import")
+    src = dict(item.source)
+    src.setdefault("type", "import")
+    if src["type"] != "import":
         return src
-    return {"type": "import", "writer": writer, "file": os.path.basename(item.where.file), "line": item.where.line}
+    src.setdefault("writer", writer)
+    src.setdefault("system", item.system)
+    if src.get("original_id") is None:
+        src["original_id"] = f"{scope}:{match_digest(item.content)}"
+    if not item.source:
+        src["file"] = os.path.basename(item.where.file)
+        src["line"] = item.where.line
+    return src
 
 
 def import_entries(
@@ -397,7 +407,7 @@ def _apply_item(
             rec = item.record if item.record.scope == scope else item.record.with_changes(scope=scope)
             _apply_record(store, state, item, rec, opts, summary)
             return
-        src = _source(item, foreign, writer)
+        src = _source(item, foreign, writer, scope)
         key = source_key(src)
         if key is not None and key in state.keys:
             _result(summary, opts, "unchanged", item, rid=state.keys[key])

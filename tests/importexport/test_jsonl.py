@@ -179,12 +179,20 @@ def test_minimal_objects_get_documented_defaults(store: Store, tmp_path: Path) -
     recs = {r.content: r for r in store.iter_records()}
     jazz = recs["Likes jazz\n"]
     assert (jazz.scope, jazz.kind, jazz.status, jazz.confidence, jazz.tags) == ("default", "note", "active", 1.0, ())
-    assert jazz.source == {"type": "import", "writer": jazz.source["writer"], "file": "in.jsonl", "line": 1}
+    assert jazz.source == {  # identified by scope and normalized content (spec/format.md 5.3)
+        "type": "import",
+        "writer": jazz.source["writer"],
+        "system": "jsonl",
+        "original_id": f"default:{jazz.match_digest}",
+        "file": "in.jsonl",
+        "line": 1,
+    }
     oslo = recs["Born in Oslo\n"]
     assert (oslo.scope, oslo.kind, oslo.tags, oslo.confidence) == ("bob", "fact", ("bio",), 0.8)
     assert format_time(oslo.recorded_at) == "2020-01-01T08:00:00.000Z"
     assert format_time(oslo.valid_from) == "1990-04-01T00:00:00.000Z"  # type: ignore[arg-type]
-    assert recs["From Notion\n"].source == {"system": "notion", "original_id": "page-1", "type": "import"}
+    notion = recs["From Notion\n"].source
+    assert notion == {"system": "notion", "original_id": "page-1", "type": "import", "writer": notion["writer"]}
     again = import_path(store, p, "jsonl")
     assert again.counts["created"] == 0 and again.counts["unchanged"] == 3
 
