@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ids
-from .audit import verify_chain
+from .audit import event_hash
 from .config import CONFIG_FILE, DECLARATION_FILE, FORMAT_NAME, FORMAT_VERSION, KNOWN_EXTENSIONS
 from .errors import RecordParseError
 from .fsutil import TMP_MARKER
@@ -39,6 +40,7 @@ from .jsonl import read_jsonl
 from .record import (
     MAX_FRONTMATTER_BYTES,
     MAX_RECORD_BYTES,
+    STATUSES,
     Record,
     canonical_body,
     content_digest,
@@ -50,6 +52,7 @@ from .record import (
 from .tombstones import TombstoneSet
 
 SEVERITIES = ("error", "warning")
+_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 #: Values accepted in ``[verify] severity``.
 OVERRIDE_LEVELS = ("error", "warning", "ignore")
 
@@ -191,8 +194,10 @@ _RULES: tuple[Rule, ...] = (
          "restore the log file from version control; the log is append-only"),
     Rule("E302", "error", "audit event tampered",
          "An audit event's hash does not match its content: the event was edited after it was "
-         "written.",
-         "restore the log file from version control; investigate who changed it"),
+         "written. (The fast level checks that each event links to the previous event's stored "
+         "hash; --full recomputes every event's hash.)",
+         "restore the log file from version control; investigate who changed it",
+         level="full"),
     Rule("E303", "error", "audit chain broken",
          "An audit event does not name the previous event's hash, or its sequence number is out "
          "of order: events were removed, inserted or reordered.",
@@ -529,15 +534,16 @@ class _Verifier:
                 self.add("W502", sdir / name, what)
         names.sort()
         full = self.full
+        sdir_s = str(sdir)
         for name in names:
             rid = name[:-3]
-            path = sdir / name
+            path_s = os.path.join(sdir_s, name)
             files.count += 1
             prior = files.where.get(rid)
             if prior is not None:
                 self.add(
                     "E107",
-                    path,
+                    Path(path_s),
                     f"id {rid} also has a file in scope {prior!r} (records/{prior}/{name})",
                 )
                 continue
@@ -546,23 +552,23 @@ class _Verifier:
                 t = st.ids[rid]
                 self.add(
                     "E201",
-                    path,
+                    Path(path_s),
                     f"record {rid} was forgotten on {t.forgotten_at or '?'} (tombstone in "
                     f"tombstones/{scope}.jsonl) but its file is still here",
                 )
                 files.forgotten.add(rid)
                 continue
-            rec, text = self._read(path)
+            rec, text = self._read(path_s)
             if rec is None or text is None:
                 continue
             bad = False
             if rec.id != rid:
-                self.add("E105", path, f"file is named {rid} but its frontmatter id is {rec.id}")
+                self.add("E105", Path(path_s), f"file is named {rid} but its frontmatter id is {rec.id}")
                 bad = True
             if rec.scope != scope:
                 self.add(
                     "E106",
-                    path,
+                    Path(path_s),
                     f"file is in records/{scope}/ but its frontmatter scope is {rec.scope!r}",
                 )
                 bad = True
@@ -577,7 +583,7 @@ class _Verifier:
                 if hit is not None:
                     self.add(
                         "E202",
-                        path,
+                        Path(path_s),
                         f"its content was forgotten in scope {scope!r} (tombstone of {hit})",
                     )
                 else:
@@ -587,41 +593,51 @@ class _Verifier:
                     if key is not None and key in st.digests:
                         self.add(
                             "E203",
-                            path,
+                            Path(path_s),
                             f"its source item was forgotten in scope {scope!r} "
                             f"(tombstone of {st.digests[key]})",
                         )
-            if full:
+            if full and isinstance(rec, Record):
                 actual = content_digest(rec.content)
                 if stored != actual:
                     self.add(
                         "E108",
-                        path,
+                        Path(path_s),
                         f"stored digest {stored or '(none)'} but the content's digest is {actual}",
                     )
                 elif dump_record(rec) != text:
-                    self.add("W101", path, "not in canonical form; " + _first_difference(dump_record(rec), text))
+                    self.add("W101", Path(path_s), "not in canonical form; " + _first_difference(dump_record(rec), text))
 
-    def _read(self, path: Path) -> tuple[Record | None, str | None]:
+    def _read(self, path: str) -> tuple[_RecordView | None, str | None]:
+        """Read a record file: the lean key scan at the fast level, a full parse with --full.
+
+        The lean scan accepts only the canonical layout; anything else (hand-edited YAML, a
+        broken file) goes through :func:`parse_record`, which accepts or names the problem.
+        """
         try:
-            raw = path.read_bytes()
+            with open(path, "rb") as f:
+                raw = f.read()
         except OSError as exc:
-            self.add("E102", path, f"cannot read: {exc.strerror}")
+            self.add("E102", Path(path), f"cannot read: {exc.strerror}")
             return None, None
         if len(raw) > MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES:
-            self.add("E102", path, f"record file is larger than {MAX_RECORD_BYTES} bytes")
+            self.add("E102", Path(path), f"record file is larger than {MAX_RECORD_BYTES} bytes")
             return None, None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = raw[: exc.start].count(b"\n") + 1
-            self.add("E101", path, f"not valid UTF-8 (byte {exc.start}, line {line})")
+            self.add("E101", Path(path), f"not valid UTF-8 (byte {exc.start}, line {line})")
             return None, None
+        if not self.full:
+            lite = _lite_record(text)
+            if lite is not None:
+                return lite, text
         try:
             return parse_record(text), text
         except RecordParseError as exc:
             code, msg = _classify(text, exc)
-            self.add(code, path, msg)
+            self.add(code, Path(path), msg)
             return None, None
 
     # -- links ------------------------------------------------------------------------------
@@ -631,7 +647,7 @@ class _Verifier:
             return i in files.where or tombs.find_id(i) is not None
 
         for rid, rec in files.live.items():
-            path = self.root / "records" / rec.scope / f"{rid}.md"
+            path = f"records/{rec.scope}/{rid}.md"
             for d in rec.derived_from:
                 if not known(d):
                     self.add("E206", path, f"derived_from names {d}, which is not in the store")
@@ -672,19 +688,8 @@ class _Verifier:
             else:
                 self.add("W502", p, "not an audit log file (log/<clone-id>.jsonl)")
         events: list[tuple[str, str, int, dict[str, Any]]] = []
-        kinds = {"parse": "E301", "hash": "E302", "link": "E303", "seq": "E303", "torn": "E304"}
         for p in sorted(chains):
-            for prob in verify_chain(p):
-                where = f"line {prob.line}: " if prob.line is not None and prob.kind != "torn" else ""
-                self.add(kinds.get(prob.kind, "E303"), p, where + prob.message)
-            lines, _ = read_jsonl(p)
-            for ln in lines:
-                ev = ln.value
-                if ev is not None:
-                    seq = ev.get("seq")
-                    events.append(
-                        (str(ev.get("ts", "")), p.stem, seq if isinstance(seq, int) else 0, ev)
-                    )
+            events.extend(self._check_chain(p))
         self.report.events = len(events)
         events.sort(key=lambda e: (e[0], e[1], e[2]))
         last: dict[str, tuple[str, str | None]] = {}
@@ -698,7 +703,7 @@ class _Verifier:
             elif isinstance(after, str):
                 last[rid] = (str(op), after)
         for rid, rec in files.live.items():
-            path = self.root / "records" / rec.scope / f"{rid}.md"
+            path = f"records/{rec.scope}/{rid}.md"
             state = last.get(rid)
             if state is None:
                 self.add("W301", path, f"record {rid} has no event in the audit log")
@@ -726,6 +731,34 @@ class _Verifier:
             )
 
     # -- derived indexes ----------------------------------------------------------------------
+
+    def _check_chain(self, path: Path) -> list[tuple[str, str, int, dict[str, Any]]]:
+        """Verify one hash chain (as :func:`mem.format.audit.verify_chain`) in the same pass that
+        collects its events for the replay: (ts, chain, seq, event)."""
+        lines, tail = read_jsonl(path)
+        out: list[tuple[str, str, int, dict[str, Any]]] = []
+        prev: str | None = None
+        expect = 1
+        for ln in lines:
+            ev = ln.value
+            if ev is None:
+                self.add("E301", path, f"line {ln.lineno} is {ln.error}")
+                prev = None
+                continue
+            h = ev.get("hash")
+            if self.full and h != event_hash(ev):
+                self.add("E302", path, f"line {ln.lineno}: event hash does not match its content")
+            seq = ev.get("seq")
+            if ev.get("prev") != prev:
+                self.add("E303", path, f"line {ln.lineno}: event does not link to the previous event's hash")
+            if seq != expect:
+                self.add("E303", path, f"line {ln.lineno}: sequence number {seq!r}, expected {expect}")
+            prev = h if isinstance(h, str) else None
+            expect = (seq if isinstance(seq, int) else expect) + 1
+            out.append((str(ev.get("ts", "")), path.stem, seq if isinstance(seq, int) else 0, ev))
+        if tail is not None:
+            self.add("E304", path, f"last line is incomplete ({len(tail)} bytes after the last newline)")
+        return out
 
     def check_indexes(self, files: _Files) -> None:
         """Derived indexes, through the index API (spec/index.md). No index: nothing to check."""
@@ -810,11 +843,107 @@ _CONFIG_TABLES = ("embedder", "verify", "search", "capture", "permissions")
 @dataclass
 class _Files:
     where: dict[str, str] = field(default_factory=dict)  # id -> scope of every record file
-    live: dict[str, Record] = field(default_factory=dict)  # parsed, consistent, not forgotten
+    live: dict[str, _RecordView] = field(default_factory=dict)  # parsed, consistent, not forgotten
     digests: dict[str, str | None] = field(default_factory=dict)  # id -> stored digest line
     forgotten: set[str] = field(default_factory=set)
     count: int = 0
     unusable: bool = False  # records/ could not be read: no "removed outside mem" findings
+
+
+@dataclass(frozen=True, slots=True)
+class _Lite:
+    """The keys of a record that the fast level checks (the others are checked by --full)."""
+
+    id: str
+    scope: str
+    status: str
+    supersedes: tuple[str, ...]
+    superseded_by: str | None
+    derived_from: tuple[str, ...]
+    source: dict[str, Any]
+    content: str
+
+
+_RecordView = Record | _Lite
+_REQUIRED = ("id", "scope", "kind", "status", "recorded_at", "digest")
+
+
+def _lite_value(raw: str) -> Any:
+    if raw.startswith(('"', "[", "{")):
+        return json.loads(raw)
+    return None if raw in ("null", "~") else raw
+
+
+def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
+    if raw is None:
+        return ()
+    v = _lite_value(raw)
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) and ids.ID_RE.match(x) for x in v):
+        return None
+    return tuple(v)
+
+
+def _lite_record(text: str) -> _Lite | None:
+    """Scan a canonical record's frontmatter for the keys that link records; None: not simple.
+
+    Checks that the required keys are present and that id, scope, kind, status, recorded_at,
+    digest and the links are well formed, and that the body is not empty. Any line that is not
+    a plain ``key: value`` (or a ``source:`` block) makes it give up, and the caller parses the
+    file fully (which accepts hand-written YAML or names the problem).
+    """
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end == -1:
+        return None
+    data: dict[str, str] = {}
+    source: dict[str, Any] = {}
+    block = False
+    try:
+        for line in text[4 : end + 1].split("\n"):
+            if not line:
+                continue
+            if line[0] == " ":
+                if not block or not line.startswith("  "):
+                    return None
+                k, sep, v = line[2:].partition(": ")
+                if not sep:
+                    return None
+                source[k] = _lite_value(v)
+                continue
+            if line == "source:":
+                block = True
+                continue
+            block = False
+            k, sep, v = line.partition(": ")
+            if not sep or k in data:
+                return None
+            data[k] = v
+        for k in _REQUIRED:
+            if not data.get(k):
+                return None
+        status, rid, scope = data["status"], data["id"], data["scope"]
+        if (
+            status not in STATUSES
+            or not ids.ID_RE.match(rid)
+            or not ids.SCOPE_RE.match(scope)
+            or not ids.KIND_RE.match(data["kind"])
+            or not _TIME_RE.match(data["recorded_at"])
+            or not data["digest"].startswith("sha256:")
+        ):
+            return None
+        sup, der = _lite_ids(data.get("supersedes")), _lite_ids(data.get("derived_from"))
+        sb = data.get("superseded_by")
+        if sup is None or der is None or (sb is not None and not ids.ID_RE.match(sb)):
+            return None
+    except ValueError:  # a JSON value that does not parse
+        return None
+    body = canonical_body(text[end + 5 :])
+    if not body:
+        return None
+    return _Lite(rid, scope, status, sup, sb, der, source, body)
 
 
 def _scan(d: Path) -> list[os.DirEntry[str]]:
