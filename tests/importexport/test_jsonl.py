@@ -323,3 +323,33 @@ def test_live_copy_of_forgotten_content_survives_the_round_trip(store: Store, tm
     s = import_path(store, f, "jsonl")
     assert (s.counts["created"], s.tombstones["added"]) == (1, 1)
     assert record_files(store) == record_files(a) and store.get(keep.id)
+
+
+def test_export_lines_match_the_published_schemas(store: Store, tmp_path: Path) -> None:
+    import jsonschema
+    from referencing import Registry, Resource
+
+    root = Path(__file__).resolve().parents[2] / "spec" / "schemas"
+    schemas = {p.name: json.loads(p.read_text("utf-8")) for p in root.glob("*.schema.json")}
+    registry = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s)) for s in schemas.values()
+    )
+
+    def check(obj: dict[str, Any], name: str) -> None:
+        jsonschema.Draft202012Validator(schemas[name], registry=registry).validate(obj)
+
+    a = store.add("kept", scope="alice", tags=["t"], extra={"x_mood": "fine"})
+    b = store.add("summary of kept", scope="alice", kind="summary", derived_from=[a.id])
+    gone = store.add("gone", scope="alice", source={"type": "import", "system": "s", "original_id": "1"})
+    store.forget([gone.id], reason="r")
+    buf = io.StringIO()
+    ex.write_jsonl(store, buf, ex.ExportFilter())
+    objs = [json.loads(x) for x in buf.getvalue().splitlines()]
+    assert [o["type"] for o in objs] == ["header", "record", "record", "tombstone"]
+    check(objs[0], "export-header.schema.json")
+    for o in objs[1:3]:
+        check(o, "export-record.schema.json")
+    check(objs[3], "tombstone.schema.json")
+    assert objs[2]["derived_from"] == [a.id] and objs[2]["id"] == b.id
+    with pytest.raises(jsonschema.ValidationError):
+        check({**objs[1], "colour": "red"}, "export-record.schema.json")
