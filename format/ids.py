@@ -16,10 +16,23 @@ from .errors import ValidationError
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _DECODE = {c: i for i, c in enumerate(_CROCKFORD)}
 
-ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
-SCOPE_RE = re.compile(r"^[a-z0-9](?:[a-z0-9_-]|\.(?!\.)){0,62}[a-z0-9_-]?$")
-KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
-TAG_RE = re.compile(r"^[^\s,\"'#\[\]{}]{1,64}$")
+#: Grammars as ECMA-262 patterns (the JSON Schemas in spec/schemas/ use the same strings).
+ID_PATTERN = r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$"
+SCOPE_PATTERN = r"^[a-z0-9](?:(?:[a-z0-9_-]|\.(?!\.)){0,62}[a-z0-9_-])?$"
+KIND_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
+TAG_PATTERN = r"^[^\s,\"'#\[\]{}]{1,64}$"
+
+
+def _strict(pattern: str) -> re.Pattern[str]:
+    """Compile an ECMA-style pattern for Python: ``$`` there never matches before a newline."""
+    assert pattern.endswith("$")
+    return re.compile(pattern[:-1] + r"\Z")
+
+
+ID_RE = _strict(ID_PATTERN)
+SCOPE_RE = _strict(SCOPE_PATTERN)
+KIND_RE = _strict(KIND_PATTERN)
+TAG_RE = _strict(TAG_PATTERN)
 
 #: Kinds the format defines; any other name matching ``KIND_RE`` is allowed as an extension.
 KNOWN_KINDS: tuple[str, ...] = (

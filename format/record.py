@@ -333,7 +333,7 @@ def _source_keys(src: Mapping[str, Any]) -> list[str]:
 
 
 def dump_frontmatter(r: Record) -> str:
-    lines = [f"id: {r.id}", f"scope: {_scalar(r.scope)}", f"kind: {r.kind}", f"status: {r.status}"]
+    lines = [f"id: {_scalar(r.id)}", f"scope: {_scalar(r.scope)}", f"kind: {_scalar(r.kind)}", f"status: {r.status}"]
     lines.append(f"confidence: {_scalar(float(r.confidence))}")
     if r.tags:
         lines.append(f"tags: {_scalar(list(r.tags))}")
@@ -349,7 +349,7 @@ def dump_frontmatter(r: Record) -> str:
     if r.supersedes:
         lines.append(f"supersedes: {_scalar(list(r.supersedes))}")
     if r.superseded_by:
-        lines.append(f"superseded_by: {r.superseded_by}")
+        lines.append(f"superseded_by: {_scalar(r.superseded_by)}")
     if r.derived_from:
         lines.append(f"derived_from: {_scalar(list(r.derived_from))}")
     if r.source:
@@ -453,6 +453,19 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
                     line=line_offset + ev.start_mark.line + 1,
                 )
             return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+                if isinstance(key, (str, int, float, bool)) and key in seen:
+                    raise RecordParseError(
+                        f"frontmatter key {key!r} appears more than once",
+                        path=path,
+                        line=line_offset + key_node.start_mark.line + 1,
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
 
     try:
         data = yaml.load(fm, Loader=_Loader)

@@ -551,7 +551,12 @@ class Store:
             t = self.tombstones.load(rec.scope)
             if not allow_tombstoned or rec.id in t.ids:
                 raise
-            digest = rec.match_digest
+            key = source_key(rec.source)
+            digest = rec.match_digest if rec.match_digest in t.digests or key is None else key
+            if key is not None and key in t.digests and rec.match_digest in t.digests:
+                self.tombstones.lift(
+                    rec.scope, key, rec.id, format_time(now()), reason or "explicit override", self.actor
+                )
             self.tombstones.lift(
                 rec.scope, digest, rec.id, format_time(now()), reason or "explicit override", self.actor
             )

@@ -163,3 +163,11 @@ def test_ids_sort_by_time_and_are_unique() -> None:
 @given(st.text(max_size=80))
 def test_slug_scope_always_valid(value: str) -> None:
     ids.check_scope(ids.slug_scope(value))
+
+
+def test_duplicate_keys_are_refused() -> None:
+    rec = make_record(scope="a", kind="fact", content="x")
+    text = dump_record(rec).replace("kind: fact\n", "kind: fact\nkind: note\n")
+    with pytest.raises(RecordParseError, match="'kind' appears more than once") as ei:
+        parse_record(text, "f.md")
+    assert ei.value.line == 5

@@ -272,3 +272,14 @@ def test_batch_groups_writes(store: Store) -> None:
     assert seen == [20]
     assert len(list(store.iter_records())) == 20
     assert store.log.verify() == []
+
+
+def test_override_lifts_a_forgotten_source_item(store: Store) -> None:
+    src = {"type": "import", "system": "matrixos", "original_id": "mem-1"}
+    r = store.add("imported fact", scope="a", kind="fact", source=src)
+    store.forget([r.id])
+    with pytest.raises(TombstonedError):
+        store.add("reworded upstream", scope="a", kind="fact", source=src)
+    back = store.add("reworded upstream", scope="a", kind="fact", source=src,
+                     allow_tombstoned=True, override_reason="re-import on purpose")
+    assert store.get(back.id).content == "reworded upstream\n"
