@@ -20,7 +20,10 @@ This module never imports typer or rich; the ``mcp`` SDK is imported only by
 # No ``from __future__ import annotations``: the MCP SDK reads the tool functions' annotations
 # (built inside build_server) at run time.
 
+import concurrent.futures
+import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -84,7 +87,11 @@ class ScopedMemory:
         self.remember_status = remember_status
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
-        self._lock = threading.RLock()
+        # Every operation runs on this one thread, in order: the store, the indexes (SQLite,
+        # tantivy) and the model are used from the thread that opened them, and calls are
+        # serialized (the SDK runs each tool call on some worker thread).
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem-mcp")
+        self._worker_thread: threading.Thread | None = None
 
     # -- scope checks ---------------------------------------------------------------------------
 
@@ -124,8 +131,14 @@ class ScopedMemory:
         raise NotFoundError(f"no record {rid} in the scopes served here ({', '.join(self.scopes)})")
 
     def _locked(self, fn: Callable[[], T]) -> T:
-        with self._lock:
+        if threading.current_thread() is self._worker_thread:
             return fn()
+
+        def on_worker() -> T:
+            self._worker_thread = threading.current_thread()
+            return fn()
+
+        return self._worker.submit(on_worker).result()
 
     # -- search (kept warm) --------------------------------------------------------------------
 
@@ -150,10 +163,13 @@ class ScopedMemory:
         return self._locked(run)
 
     def close(self) -> None:
-        with self._lock:
+        def run() -> None:
             if self._searcher is not None and hasattr(self._searcher, "close"):
                 self._searcher.close()
             self._searcher = None
+
+        self._locked(run)
+        self._worker.shutdown(wait=True)
 
     # -- tools ---------------------------------------------------------------------------------
 
@@ -379,6 +395,9 @@ def build_server(memory: ScopedMemory) -> Any:
             return fn()
         except MemError as exc:
             raise ToolError(error_text(exc)) from None
+        except Exception as exc:  # a bug: tell the client what, keep the traceback on stderr
+            traceback.print_exc(file=sys.stderr)
+            raise ToolError(f"error [internal]: {exc.__class__.__name__}: {exc}") from None
 
     def client_name(ctx: Any) -> str | None:
         try:

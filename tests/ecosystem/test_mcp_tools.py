@@ -134,3 +134,26 @@ def test_recall_validates_before_searching(mem: ScopedMemory) -> None:
 
 def test_error_text_names_the_code() -> None:
     assert error_text(NotFoundError("no record X")) == "error [not-found]: no record X"
+
+
+def test_calls_from_many_threads_share_one_warm_searcher(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the SDK runs each tool call on some worker thread; the indexes (SQLite, tantivy) must
+    # still be used from the thread that opened them, and be opened only once
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")
+    from concurrent.futures import ThreadPoolExecutor
+
+    m = ScopedMemory(store, ["alice"], remember_status="active")
+    try:
+        assert m.warm() is not None
+        searcher = m.searcher()
+        with ThreadPoolExecutor(4) as pool:
+            ids = list(pool.map(lambda i: m.remember(f"Alice fact number {i} about kites")["record"]["id"], range(6)))
+            results = list(pool.map(lambda _: m.recall("kites", k=10, mode="lexical"), range(6)))
+        assert m.searcher() is searcher
+        for res in results:
+            assert {r["id"] for r in res["results"]} == set(ids)
+            assert {r["scope"] for r in res["results"]} == {"alice"}
+    finally:
+        m.close()
