@@ -223,6 +223,12 @@ def _build_index(store: Store, scope: str) -> _ScopeIndex:
             idx.keys[key] = r.id
         if r.status in ("active", "candidate"):
             idx.live.setdefault(r.match_digest, r.id)
+            seen = r.source.get("sightings")
+            for sg in seen if isinstance(seen, list) else []:
+                if isinstance(sg, dict):
+                    sk = source_key({"type": "capture", **sg})
+                    if sk:
+                        idx.keys.setdefault(sk, r.id)
     return idx
 
 
@@ -233,8 +239,14 @@ def _sighting(src: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
-def add_sighting(store: Store, record_id: str, src: dict[str, Any]) -> Record | None:
-    """Add a sighting to a record's provenance (bounded, de-duplicated); None if already there."""
+def add_sighting(store: Store, record_id: str, src: dict[str, Any], *, reread: bool = False) -> Record | None:
+    """Add a sighting to a record's provenance; None if it is already there.
+
+    ``sightings`` keeps the first :data:`MAX_SIGHTINGS` sightings (de-duplicated by transcript,
+    conversation and turn); ``sighting_count`` counts all of them. Once the list is full, a
+    sighting not in it is counted only on an incremental run (``reread=False``): when turns are
+    read again (``--rescan``, a rewritten file) it cannot be told from one counted before.
+    """
     rec = store.get(record_id)
     new = _sighting(src)
     ident = (new.get("transcript"), new.get("conversation"), new.get("turn"))
@@ -243,9 +255,12 @@ def add_sighting(store: Store, record_id: str, src: dict[str, Any]) -> Record | 
     sightings = [s for s in old if isinstance(s, dict)] if isinstance(old, list) else []
     if ident == own or any((s.get("transcript"), s.get("conversation"), s.get("turn")) == ident for s in sightings):
         return None
+    if len(sightings) >= MAX_SIGHTINGS and reread:
+        return None
     count = rec.source.get("sighting_count")
     total = (count if isinstance(count, int) else len(sightings)) + 1
-    sightings = [*sightings, new][-MAX_SIGHTINGS:]
+    if len(sightings) < MAX_SIGHTINGS:
+        sightings = [*sightings, new]
     return store.update(
         record_id,
         source_update={"sightings": sightings, "sighting_count": total},
@@ -294,7 +309,7 @@ def capture(
             indexes[sc] = _build_index(store, sc)
         return indexes[sc]
 
-    def handle(t: Transcript, turn: Turn, sc: str, c: Candidate) -> CaptureItem:
+    def handle(t: Transcript, turn: Turn, sc: str, c: Candidate, reread: bool) -> CaptureItem:
         item = CaptureItem(
             "captured", t.source, turn.conversation, turn.index, c.pattern, c.kind, sc,
             c.confidence, c.content or None, c.quote or None,
@@ -325,8 +340,10 @@ def capture(
             item.outcome, item.id = "duplicate", idx.keys[key]
         elif digest in idx.live:
             item.outcome, item.id = "sighting", idx.live[digest]
-            if not dry_run and item.id:
-                add_sighting(store, item.id, src)
+            if key is not None:
+                idx.keys[key] = item.id
+            if not dry_run and item.id and add_sighting(store, item.id, src, reread=reread) is None:
+                item.outcome = "duplicate"
         elif dry_run:
             idx.live[digest] = ""
             if key is not None:
@@ -373,7 +390,7 @@ def capture(
                     continue
                 sc = resolve_scope(turn, t, scope, scope_from)
                 for c in cands:
-                    report.items.append(handle(t, turn, sc, c))
+                    report.items.append(handle(t, turn, sc, c, rescan or sr.rewritten))
             pending_wm.append((t, new_marks))
 
     if dry_run:
