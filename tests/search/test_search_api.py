@@ -279,3 +279,19 @@ def test_long_lived_searcher_sees_later_writes(sstore: Store) -> None:
     rec = other.add("Gina repairs bicycles on Sundays", scope="bob")
     time.sleep(0.01)
     assert ids_of(s.search("bicycles", mode="hybrid"))[0] == rec.id
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(q=st.text(max_size=60))
+def test_any_query_text_answers_or_says_why(sstore: Store, q: str) -> None:
+    """Free text never reaches tantivy's query syntax: a result, or InvalidInputError."""
+    s = open_searcher(sstore)
+    try:
+        res = s.search(q, mode="lexical")
+    except InvalidInputError:
+        return
+    assert all(h.scope in ("ana", "bob") for h in res.hits)

@@ -1,0 +1,98 @@
+"""Embedders: selection, the hashing test embedder, the real MiniLM model offline."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mem.format.config import Config
+from mem.format.embed import choose, configured_space, load_embedder, space_of
+from mem.format.errors import EmbedderUnavailableError
+from mem.format.index.lexical import DocFields, fast_fields
+from mem.format.record import dump_record, make_record
+
+
+def test_choose_env_over_config() -> None:
+    cfg = Config(embedder={"provider": "hashing", "threads": 2})
+    assert choose(cfg, env={}) == choose(cfg, env={}).__class__("hashing", 2)
+    assert choose(cfg, env={"MEM_EMBEDDER": "minilm"}).provider == "minilm"
+    assert choose(None, env={}).provider == "minilm" and choose(None, env={}).threads == 1
+    with pytest.raises(EmbedderUnavailableError):
+        choose(Config(embedder={"provider": "gpt"}), env={})
+    assert configured_space(cfg, env={}).provider == "hashing"
+    assert space_of("minilm").digest.endswith("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6")
+
+
+def test_hashing_is_deterministic_and_normalized() -> None:
+    import numpy as np
+
+    e = load_embedder("hashing")
+    a = e.embed(["the cat sat", "the cat sat", "stock markets"])
+    assert a.shape == (3, 384) and a.dtype == np.float32
+    assert np.array_equal(a[0], a[1])
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert float(a[0] @ a[2]) < float(a[0] @ a[1])
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*a: object, **k: object) -> None:
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.mark.model
+def test_minilm_loads_offline_and_ranks_paraphrases(no_network: None) -> None:
+    import numpy as np
+
+    e = load_embedder("minilm")
+    docs = ["My daughter is allergic to peanuts.", "The car insurance renewal is due in March.",
+            "I run five kilometres every Sunday."]
+    queries = ["which kid cannot eat nuts", "when must I extend the vehicle policy", "weekly jogging routine"]
+    d, q = e.embed(docs), e.embed(queries)
+    assert d.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(d, axis=1), 1.0, atol=1e-4)
+    assert list((q @ d.T).argmax(axis=1)) == [0, 1, 2]
+    assert e.space == space_of("minilm")
+
+
+@pytest.mark.model
+def test_minilm_corrupt_or_missing_model_is_clear_error(tmp_path: Path, no_network: None) -> None:
+    from mem.format.embed.minilm import MiniLMEmbedder, default_model_path
+
+    bad = tmp_path / "model.onnx"
+    shutil.copyfile(default_model_path(), bad)
+    with bad.open("r+b") as f:
+        f.seek(1000)
+        f.write(b"\x00\x01\x02\x03")
+    with pytest.raises(EmbedderUnavailableError) as ei:
+        MiniLMEmbedder(model_path=bad)
+    assert "corrupt" in str(ei.value) and str(bad) in str(ei.value) and ei.value.exit_code == 10
+    with pytest.raises(EmbedderUnavailableError):
+        MiniLMEmbedder(model_path=tmp_path / "missing.onnx")
+
+
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200).filter(
+    lambda t: t.strip() != ""
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(content=_text, tags=st.lists(st.sampled_from(["a", "work", "x-y", "ü"]), max_size=3),
+       scope=st.sampled_from(["default", "user-ana", "p.x"]), conf=st.floats(0, 1),
+       status=st.sampled_from(["active", "candidate", "rejected"]))
+def test_fast_fields_agree_with_full_parser(content: str, tags: list[str], scope: str, conf: float,
+                                           status: str) -> None:
+    rec = make_record(scope=scope, kind="fact", content=content, tags=tags, confidence=conf,
+                      status=status, valid_from="2024-02-03", source={"type": "api"})
+    got = fast_fields(dump_record(rec).encode("utf-8"))
+    assert got is None or got == DocFields.from_record(rec)
+    if "\r" not in content and not content.startswith("\ufeff"):
+        assert got == DocFields.from_record(rec)
