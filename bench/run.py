@@ -1,0 +1,192 @@
+"""Search benchmarks: prints a Markdown table, baselines side by side, medians.
+
+    python bench/run.py STORE [--runs 15] [--skip-whole] [--skip-quality] [--skip-add]
+
+STORE is a store made by bench/corpus.py with indexes built (`mem --store STORE rebuild`).
+Measures, in one run:
+  - whole process: `mem search --mode lexical`, `mem search` (hybrid), the floor
+    (`python -c "import tantivy"` + open the index + one query) and `grep -ril WORD records/`;
+  - in process (Python API, warm): lexical / vector / hybrid p50 and p95, query embedding alone;
+  - HNSW recall@10 against exact search on the store's real vectors (largest scope);
+  - one `mem add` into the store, whole process;
+  - retrieval quality on the labelled set (quality.json): recall@5/10 and MRR per mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+VENV_BIN = Path(sys.executable).parent
+MEM = str(VENV_BIN / "mem")
+WORDS = ["budget", "Lisbon", "ramen", "migration", "chess", "Kubernetes", "survey", "Friday"]
+
+
+def whole(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> float:
+    times = []
+    for i in range(runs):
+        t = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, env=env, text=True)
+        times.append((time.perf_counter() - t) * 1000)
+        if p.returncode not in (0, 1):
+            raise SystemExit(f"{cmd} failed: {p.stderr}")
+        if i == 0:
+            continue
+    return statistics.median(times[1:] if len(times) > 2 else times)
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("store", type=Path)
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--skip-whole", action="store_true")
+    ap.add_argument("--skip-quality", action="store_true")
+    ap.add_argument("--skip-add", action="store_true")
+    a = ap.parse_args()
+    root = a.store.resolve()
+    env = dict(os.environ, MEM_STORE=str(root))
+    rows: list[tuple[str, str]] = []
+    n = sum(1 for _ in (root / "records").rglob("*.md"))
+    rows.append(("records", f"{n:,}"))
+
+    if not a.skip_whole:
+        lexdir = json.loads((root / ".mem/index/lexical.json").read_text())["generation"]
+        floor_code = (
+            "import sys, tantivy\n"
+            f"ix = tantivy.Index.open({str(root / '.mem/index' / lexdir)!r})\n"
+            "q = ix.parse_query(sys.argv[1], ['content'])\n"
+            "print(len(ix.searcher().search(q, 10).hits))\n"
+        )
+        fl = whole([sys.executable, "-c", floor_code, "budget"], a.runs)
+        lx = whole([MEM, "search", "budget", "--mode", "lexical"], a.runs, env)
+        gp = whole(["grep", "-ril", "budget", str(root / "records")], max(3, a.runs // 3))
+        hy = whole([MEM, "search", "budget"], max(3, a.runs // 3), env)
+        ver = whole([MEM, "--version"], a.runs, env)
+        rows += [
+            ("whole-process floor: python + import tantivy + open + 1 query (ms, median)", f"{fl:.0f}"),
+            ("whole-process `mem search --mode lexical` (ms, median)", f"{lx:.0f} ({lx / fl:.2f}x floor)"),
+            ("whole-process `grep -ril` over records/ (ms, median)", f"{gp:.0f} ({gp / lx:.1f}x mem lexical)"),
+            ("whole-process `mem search` hybrid, exact vectors + model load (ms, median)", f"{hy:.0f}"),
+            ("whole-process `mem --version` (ms, median)", f"{ver:.0f}"),
+        ]
+
+    from mem.format.search import open_searcher
+    from mem.format.store import Store
+
+    store = Store.open(root)
+    s = open_searcher(store)
+    queries = ["where does Ana live", "favourite food", "database migration schedule",
+               "who practises chess", "meeting on Friday", "switched editors", "team lead contact",
+               "budget behind schedule", "travel recommendation", "keep messages short"]
+    for q in queries:  # warm (and backfill, if any)
+        s.search(q, mode="hybrid")
+    emb = s.embedder()
+    t_emb = []
+    for q in queries * 3:
+        t = time.perf_counter()
+        emb.embed([q])
+        t_emb.append((time.perf_counter() - t) * 1000)
+    res: dict[str, list[float]] = {}
+    for mode in ("lexical", "vector", "hybrid"):
+        ts = []
+        for q in queries * 3:
+            t = time.perf_counter()
+            s.search(q, mode=mode, k=10)
+            ts.append((time.perf_counter() - t) * 1000)
+        res[mode] = ts
+    rows.append(("in-process query embedding alone, p50 / p95 (ms)", f"{pct(t_emb, .5):.1f} / {pct(t_emb, .95):.1f}"))
+    for mode, ts in res.items():
+        extra = " (incl. query embedding)" if mode != "lexical" else ""
+        rows.append((f"in-process {mode} p50 / p95 (ms){extra}", f"{pct(ts, .5):.1f} / {pct(ts, .95):.1f}"))
+    rows.append(("in-process hybrid p50 minus embedding p50 (ms)", f"{pct(res['hybrid'], .5) - pct(t_emb, .5):.1f}"))
+
+    # HNSW recall against exact, on the real vectors of the largest scope
+    vec = s._vec
+    if vec is not None:
+        import numpy as np
+
+        big = max(vec.scopes(), key=lambda sc: len(vec.main(sc).rows))
+        m = vec.main(big)
+        g = m.graph()
+        if g is not None:
+            mat = m.matrix(vec.space.dim)
+            rng = np.random.default_rng(1)
+            qs = emb.embed(queries)
+            qs = np.concatenate([qs, mat[rng.choice(len(m.rows), 90, replace=False)] + 0.0])
+            from mem.format.index.vectors import HNSW_PARAMS
+
+            for ef in (64, HNSW_PARAMS["expansion_search"], 256):
+                rec, tt = [], []
+                for qv in qs:
+                    exact = set(np.argpartition(-(mat @ qv), 10)[:10].tolist())
+                    g.expansion_search = ef
+                    t = time.perf_counter()
+                    r = g.search(qv, 10, threads=1)
+                    tt.append((time.perf_counter() - t) * 1000)
+                    rec.append(len(exact & {int(x) for x in r.keys}) / 10)
+                rows.append((f"HNSW recall@10 vs exact, scope {big} ({len(m.rows):,} rows), ef={ef}; p50 ms",
+                             f"{statistics.mean(rec):.3f}; {pct(tt, .5):.2f}"))
+            tt = []
+            for qv in qs[:30]:
+                t = time.perf_counter()
+                sims = mat @ qv
+                np.argpartition(-sims, 10)[:10]
+                tt.append((time.perf_counter() - t) * 1000)
+            rows.append((f"exact numpy top-10 over {len(m.rows):,} rows p50 (ms)", f"{pct(tt, .5):.2f}"))
+
+    if not a.skip_quality and (root / "quality.json").exists():
+        qset = json.loads((root / "quality.json").read_text())
+        for mode in ("lexical", "vector", "hybrid"):
+            for kind in ("keyword", "paraphrase", "all"):
+                sel = [q for q in qset if kind == "all" or q["kind"] == kind]
+                r5 = r10 = mrr = 0.0
+                for q in sel:
+                    try:
+                        got = [h.id for h in s.search(q["query"], mode=mode, k=10).hits]
+                    except Exception:
+                        got = []
+                    rel = set(q["relevant"])
+                    r5 += len(rel & set(got[:5])) / len(rel)
+                    r10 += len(rel & set(got[:10])) / len(rel)
+                    mrr += next((1 / (i + 1) for i, x in enumerate(got) if x in rel), 0.0)
+                k = len(sel)
+                rows.append((f"quality {mode} {kind} ({k} queries): recall@5 / recall@10 / MRR",
+                             f"{r5 / k:.3f} / {r10 / k:.3f} / {mrr / k:.3f}"))
+    s.close()
+
+    if not a.skip_add:
+        ts = []
+        for i in range(5):
+            t = time.perf_counter()
+            p = subprocess.run([MEM, "add", f"benchmark add number {i} {time.time()}", "--scope", "ana"],
+                               capture_output=True, text=True, env=env)
+            ts.append((time.perf_counter() - t) * 1000)
+            assert p.returncode == 0, p.stderr
+            rid = p.stdout.strip()
+            # keep the store as it was
+            from mem.format.index import attach
+
+            st2 = Store.open(root)
+            attach(st2)
+            st2.forget([rid], reason="bench cleanup")
+        rows.append(("one `mem add` whole-process, index updated incrementally (ms, median of 5)",
+                     f"{statistics.median(ts):.0f}"))
+
+    print(f"\n| measure ({root.name}) | value |\n|---|---|")
+    for k, v in rows:
+        print(f"| {k} | {v} |")
+
+
+if __name__ == "__main__":
+    main()
