@@ -59,7 +59,8 @@ TRANSCRIPT = (
     '{"role": "assistant", "content": "Noted."}\n'
 )
 
-#: One run per command that has --json. {a} {a2} {c} {c2} {f}: record ids; {tmp}: a directory.
+#: One run per command that has --json. {a} {a2} {c} {c2} {f}: record ids; {tmp}: a directory;
+#: {store}: the store. The "init" case creates {tmp}/new, which later cases use.
 JSON_CASES: dict[str, list[str]] = {
     "init": ["init", "{tmp}/new", "--json"],
     "add": ["add", "--scope", "alice", "Alice collects stamps", "--json"],
@@ -76,11 +77,11 @@ JSON_CASES: dict[str, list[str]] = {
     "stats": ["stats", "--json"],
     "capture": ["capture", "{tmp}/chat.jsonl", "--scope", "alice", "--json"],
     "review": ["review", "--list", "--json"],
-    "import": ["import", "{tmp}/export.jsonl", "--dry-run", "--json"],
+    "import": ["--store", "{tmp}/new", "import", "{tmp}/export.jsonl", "--dry-run", "--json"],
     "export": ["export", "--json"],
     "consolidate": ["consolidate", "--dry-run", "--json"],
     "verify": ["verify", "--json"],
-    "diff": ["diff", "{tmp}/new", "--json"],
+    "diff": ["diff", "{store}", "{tmp}/new", "--json"],
     "compact": ["compact", "--json"],
     "rebuild": ["rebuild", "--json"],
     "repair": ["repair", "--dry-run", "--json"],
@@ -122,7 +123,7 @@ def test_json_goes_alone_to_stdout(tmp_path: Path, store_dir: Path, commands: di
     for name, template in JSON_CASES.items():
         if name not in commands:
             continue  # not built (yet): test_every_json_command_has_a_case keeps the table honest
-        args = [a.format(tmp=tmp_path, **ids) for a in template]
+        args = [a.format(tmp=tmp_path, store=store_dir, **ids) for a in template]
         r = run_mem(*args, env=env)
         ran += 1
         if r.returncode not in (0, 1):
@@ -225,3 +226,31 @@ def test_no_progress_output_in_a_pipe(tty_env: dict[str, str], commands: dict[st
         assert "\r" not in r.stderr and not ANSI.search(r.stderr), repr(r.stderr)
         assert "━" not in r.stderr
     assert ran >= 1
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path: Path, commands: dict[str, object]) -> None:
+    if "import" not in commands or "export" not in commands:
+        pytest.skip("import/export not built")
+    src = Store.init(tmp_path / "src")
+    with src.batch():
+        for i in range(60):
+            src.add(f"fact number {i} about things", scope="alice")
+    exp = run_mem("--store", str(src.root), "export")
+    assert exp.returncode == 0, exp.stderr
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(exp.stdout, "utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "MEM_STORE")}
+    env.update({"TERM": "xterm-256color", "MEM_EMBEDDER": "hashing"})
+
+    def fresh(name: str) -> str:
+        d = tmp_path / name
+        Store.init(d)
+        return str(d)
+
+    on_tty = tty_run(["--store", fresh("t1"), "import", str(dump)], env)
+    assert "importing" in on_tty and "60/60" in on_tty, repr(on_tty)
+    quiet = tty_run(["--quiet", "--store", fresh("t2"), "import", str(dump)], env)
+    assert "importing" not in quiet and "/60" not in quiet, repr(quiet)
+    piped = run_mem("--store", fresh("t3"), "import", str(dump))
+    assert piped.returncode == 0, piped.stderr
+    assert "/60" not in piped.stderr and "\r" not in piped.stderr and not ANSI.search(piped.stderr)
