@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture import export consolidate verify diff rebuild repair mcp completion' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture review import export consolidate verify diff compact rebuild repair mcp completion' -- "$cur"))
         fi
         return
     fi
@@ -188,6 +188,17 @@ _mem_completion() {
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
             ;;
+        review)
+            case "$prev" in
+                --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
+                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --sort) return;;
+                --limit|-n) return;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--accept --reject --list --scope --kind -k --sort --limit -n --json --help' -- "$cur"))
+            fi
+            ;;
         import)
             case "$prev" in
                 --from) return;;
@@ -245,6 +256,11 @@ _mem_completion() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--stat --json --textconv --help' -- "$cur"))
+            fi
+            ;;
+        compact)
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--dry-run --json --help' -- "$cur"))
             fi
             ;;
         rebuild)
