@@ -815,7 +815,7 @@ class _Verifier:
                     "the vectors were built in another embedding space than the configured "
                     "embedder's",
                 )
-            valid = int(vec.get("vectors") or 0) + int(vec.get("delta") or 0) - int(vec.get("dead") or 0)
+            valid = int(vec.get("vectors") or 0)  # live vectors: main rows - dead + delta
             if valid > live:
                 self.add(
                     "W403",
