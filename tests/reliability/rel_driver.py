@@ -92,6 +92,11 @@ def main() -> int:
     from mem.format.store import Store
 
     store = Store.open(args.store)
+    if os.environ.get("REL_ATTACH_INDEX") == "1":
+        # like the CLI (cli.common.open_store): mem's own writes keep the indexes current
+        from mem.format.index import attach
+
+        attach(store)
     if args.mode == "add":
         say("READY")
         for i in range(args.start, args.start + args.n):
