@@ -276,7 +276,7 @@ def _mutated(draw: st.DrawFn) -> Any:
     return doc
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.one_of(_good, _mutated(), _answer))
 def test_parser_accepts_exactly_what_the_schema_accepts(doc: Any) -> None:
     raw = json.dumps(doc).encode("utf-8")
@@ -296,7 +296,7 @@ def test_parser_accepts_exactly_what_the_schema_accepts(doc: Any) -> None:
     assert parser_ok == schema_ok, (doc, list(VALIDATOR.iter_errors(doc))[:1])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=30).filter(lambda s: s.strip()), max_size=4))
 def test_answer_round_trips_through_its_dict(facts: list[str]) -> None:
     doc = {"summary": "a summary long enough to pass", "facts": facts}
