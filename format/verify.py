@@ -783,14 +783,17 @@ class _Verifier:
             self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
             return
         lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
+        corrupt = False
         for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
             if part.get("corrupt"):
+                corrupt = True
                 self.add("E401", idx_dir / fname, f"the {name} index is corrupt: {part['corrupt']}")
         if lex.get("present") and not lex.get("corrupt"):
             try:
                 st = staleness(store, full=self.full).to_dict()
             except MemError as exc:
-                self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
+                if not corrupt:  # the same damage is reported once
+                    self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
                 return
             n_stale = sum(len(st.get(k) or []) for k in ("added", "changed", "removed"))
             if n_stale:

@@ -1,0 +1,82 @@
+"""The derived-index codes (E401, W401-W403), on indexes built at test time (they are local,
+git-ignored data, so these fixtures cannot be committed under spec/fixtures/)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mem.format.index import attach, rebuild
+from mem.format.store import Store
+from mem.format.verify import verify_store
+from tests.conftest import run_mem
+
+
+@pytest.fixture(autouse=True)
+def _hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    os.environ["MEM_EMBEDDER"] = "hashing"
+    try:
+        s = Store.init(tmp_path_factory.mktemp("idx") / "store", actor="t@t")
+        attach(s)
+        for i in range(6):
+            s.add(f"note {i} about tea, trains and the river", scope="ana")
+        rebuild(s)
+    finally:
+        del os.environ["MEM_EMBEDDER"]
+    return s.root
+
+
+@pytest.fixture
+def copy(indexed: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "store"
+    shutil.copytree(indexed, dest)
+    return dest
+
+
+def codes(root: Path, **kw: bool) -> set[str]:
+    return {f.code for f in verify_store(root, **kw).findings}
+
+
+def test_built_index_is_clean(copy: Path) -> None:
+    assert codes(copy) == set() and codes(copy, full=True) == set()
+
+
+@pytest.mark.parametrize("pointer", ["lexical.json", "vectors.json"])
+def test_e401_garbage_in_a_manifest(copy: Path, pointer: str) -> None:
+    p = copy / ".mem" / "index" / pointer
+    p.write_bytes(p.read_bytes()[:17])  # truncated
+    assert codes(copy) == {"E401"}
+    r = run_mem("verify", str(copy), "--json", env={"MEM_EMBEDDER": "hashing"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    (f,) = r.json()["findings"]
+    assert f["code"] == "E401" and "mem rebuild" in f["fix"]
+
+
+def test_w401_records_changed_outside_the_index(copy: Path) -> None:
+    Store.open(copy, actor="t@t").add("a note written without the index listener", scope="ana")
+    assert codes(copy) == {"W401"}
+
+
+def test_w402_other_embedding_space(copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")  # compared by manifest; the model is not loaded
+    assert codes(copy) == {"W402"}
+
+
+def test_w403_counts_disagree(copy: Path) -> None:
+    s = Store.open(copy, actor="t@t")
+    scope_dir = copy / "records" / "ana"
+    st = scope_dir.stat()
+    victim = next(s.iter_records())
+    s.forget([victim.id], reason="t")  # no index listener: the index still holds it
+    os.utime(scope_dir, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the folder looks unchanged
+    assert codes(copy) == {"W403"}
+    # --full stats every file and sees the removal (the vector count still disagrees too)
+    assert codes(copy, full=True) == {"W401", "W403"}
