@@ -1000,6 +1000,7 @@ class Consolidation:
                 "format": JOURNAL_FORMAT,
                 "version": VERSION,
                 "window": w.key,
+                "scope": w.scope,
                 "answer": answer.to_dict(),
             }
             ensure_dir(_journal_dir(self.store))
@@ -1190,7 +1191,8 @@ class Consolidation:
         return res
 
     def cleanup_journal(self, windows: Sequence[Window]) -> None:
-        """Remove journal entries of windows that no longer exist (their episodes changed)."""
+        """Remove journal entries of windows that no longer exist (their episodes changed or were
+        forgotten), in the scopes this run covers; derived text must not outlive its sources."""
         if self.opts.mode != "run":
             return
         d = _journal_dir(self.store)
@@ -1198,8 +1200,16 @@ class Consolidation:
             return
         keep = {w.key.split(":", 1)[-1] for w in windows}
         for p in d.glob("*.json"):
-            if p.stem not in keep:
-                remove_file(p)
+            if p.stem in keep:
+                continue
+            if self.opts.scopes is not None:
+                try:
+                    scope = json.loads(p.read_text("utf-8")).get("scope")
+                except (OSError, ValueError, AttributeError):
+                    scope = None
+                if scope is not None and scope not in self.opts.scopes:
+                    continue  # another scope's window: not ours to judge in this run
+            remove_file(p)
 
 
 def _writer() -> str:

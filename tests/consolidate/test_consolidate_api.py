@@ -543,3 +543,31 @@ def test_list_filters_see_consolidated_candidates(store: Store, episodes: Episod
     consolidate(store, opts())
     got = store.list(RecordFilter(scopes=["alice"], kinds=["fact"], statuses=["candidate"]))
     assert [r.content for r in got] == ["Mo runs on Sundays\n"]
+
+
+def test_a_stale_journal_is_removed_and_another_scopes_is_kept(
+    store: Store, episodes: Episodes
+) -> None:
+    a = episodes("FACT: Quin grows tomatoes", scope="alice")
+    episodes("FACT: Rae grows basil", scope="bob")
+    pending = store.local_dir / "consolidate-pending"
+    pending.mkdir(parents=True, exist_ok=True)
+    with Consolidation(store, opts(mode="preview")) as run:
+        by_scope = {w.scope: w for w in run.plan()}
+    for scope, w in by_scope.items():
+        doc = {"format": "mem-consolidate-journal", "version": 1, "window": w.key, "scope": scope,
+               "answer": {"summary": "a journaled summary text", "facts": []}}  # fmt: skip
+        (pending / (w.key.split(":", 1)[1] + ".json")).write_text(json.dumps(doc), "utf-8")
+    store.forget([a[0].id], reason="test")  # alice's window no longer exists
+    consolidate(store, opts("crash"))  # bob's journal is applied (no call), alice's dropped
+    assert list(pending.iterdir()) == []
+    assert [r.content for r in derived(store)] == ["a journaled summary text\n"]
+    # a run over alice only must not touch bob's journal
+    (pending / ("f" * 64 + ".json")).write_text(
+        json.dumps(
+            {"format": "mem-consolidate-journal", "window": "sha256:" + "f" * 64, "scope": "bob"}
+        ),
+        "utf-8",
+    )
+    consolidate(store, opts(scopes=["alice"]))
+    assert [p.name for p in pending.iterdir()] == ["f" * 64 + ".json"]
