@@ -61,7 +61,33 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-def build_app() -> typer.Typer:
+_VALUE_OPTIONS = frozenset(("--store", "-s", "--lock-timeout"))
+
+
+def command_module_for(args: list[str]) -> str | None:
+    """The module of the command named in ``args`` (after global options), or None.
+
+    Building the app with only that module saves importing and introspecting every other
+    command (hundreds of ms per call); help and unknown names still get the full app.
+    """
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in _VALUE_OPTIONS:
+            skip = True
+            continue
+        if a in ("--help", "-h"):
+            return None
+        if a.startswith("-"):
+            continue
+        name = "import_" if a == "import" else a
+        return name if name in COMMAND_MODULES else None
+    return None
+
+
+def build_app(only: str | None = None) -> typer.Typer:
     app = typer.Typer(
         name="mem",
         help=HELP,
@@ -98,7 +124,7 @@ def build_app() -> typer.Typer:
         OPTIONS.lock_timeout = lock_timeout
         OPTIONS.json_errors = json_errors
 
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else (only,):
         try:
             module = importlib.import_module(f"mem.cli.{name}")
         except ModuleNotFoundError as exc:

@@ -20,10 +20,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from mem.format.errors import ExitCode, MemError
 
-    from .app import build_app
+    from .app import build_app, command_module_for
     from .common import report_error
 
-    app = build_app()
+    only = command_module_for(args)
+    app = build_app(only)
+    if only is not None and not app.registered_commands:
+        app = build_app()  # the module is not built yet: let the full app report it
     try:
         app(args=args, prog_name="mem", standalone_mode=True)
     except SystemExit as exc:
