@@ -160,7 +160,7 @@ class Searcher:
             self._lex.reload()
         assert self._lex is not None
         try:
-            refresh(self.store, lex=self._lex, full=None)
+            refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived)
         except LockTimeoutError:
             warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
         return self._lex

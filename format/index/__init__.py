@@ -115,6 +115,28 @@ def _read_checked(path: Path, scope: str, rid: str) -> Record:
     return rec
 
 
+def _scan_scope(d: Path) -> Iterable[tuple[str, Path, os.stat_result]]:
+    """(id, path, stat) of the record files of one scope directory (no symlinks)."""
+    from ..ids import ID_RE
+
+    try:
+        it = os.scandir(d)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    with it:
+        for e in it:
+            name = e.name
+            if not name.endswith(".md") or not ID_RE.match(name[:-3]):
+                continue
+            try:
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                st = e.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            yield name[:-3], Path(e.path), st
+
+
 def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None) -> _Plan:
     st = Staleness()
     old = lex.scope_mtimes()
@@ -141,12 +163,8 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
         seen: set[str] = set()
         tomb = store.tombstones.load(s).ids
         changed_here = False
-        for _scope, rid, path in store.iter_paths([s]):
+        for rid, path, fst in _scan_scope(store.records_dir / s):
             if rid in tomb:
-                continue
-            try:
-                fst = os.stat(path)
-            except FileNotFoundError:
                 continue
             seen.add(rid)
             known = state.get(rid)
@@ -214,10 +232,12 @@ FULL_SCAN_MAX_DOCS = 2000
 FULL_SCAN_SECONDS = 60.0
 
 
-def _auto_full(store: Store, lex: LexicalIndex) -> bool:
+def _auto_full(store: Store, lex: LexicalIndex, periodic: bool = True) -> bool:
     """Whether this refresh should stat every file (to catch in-place edits)."""
     if int(lex.manifest.get("docs", 0)) <= FULL_SCAN_MAX_DOCS:
         return True
+    if not periodic:
+        return False
     try:
         every = float(store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
     except (TypeError, ValueError):
@@ -226,13 +246,15 @@ def _auto_full(store: Store, lex: LexicalIndex) -> bool:
     return every >= 0 and time.time_ns() - last > every * 1e9
 
 
-def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None = None) -> Staleness:
+def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None = None,
+            periodic: bool = True) -> Staleness:
     """Apply changes made outside mem to the lexical index (and drop their stale vectors).
 
     Builds the lexical index when it does not exist. Takes the store's writer lock while it
     writes. Cost: one stat per scope when nothing changed. ``full=True`` stats every file
     (catches in-place edits that keep the directory mtime); ``full=None`` decides by policy:
-    always for stores of at most FULL_SCAN_MAX_DOCS records, else once per FULL_SCAN_SECONDS.
+    always for stores of at most FULL_SCAN_MAX_DOCS records, else (when ``periodic``: long-lived
+    searchers) once per FULL_SCAN_SECONDS.
     """
     from .lexical import LexicalIndex
 
@@ -244,7 +266,7 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
         return Staleness(lexical_missing=True)
     try:
         if full is None:
-            full = _auto_full(store, lex)
+            full = _auto_full(store, lex, periodic)
         plan = _plan(store, lex, full)
         if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
             lex.manifest["full_scan_ns"] = time.time_ns()
