@@ -83,7 +83,7 @@ def _sh(word: str) -> str:
 def test_bash_completes_commands_and_options(tmp_path: Path) -> None:
     assert bash_complete(["mem", "sup"], tmp_path) == ["supersede"]
     assert set(bash_complete(["mem", "l"], tmp_path)) == {"list", "log"}
-    assert bash_complete(["mem", "--no-color", "comp"], tmp_path) == ["completion"]
+    assert bash_complete(["mem", "--no-color", "compl"], tmp_path) == ["completion"]
     assert "--no-color" in bash_complete(["mem", "--no"], tmp_path)
     assert bash_complete(["mem", "list", "--sta"], tmp_path) == ["--status"]
     assert bash_complete(["mem", "list", "--status", "ca"], tmp_path) == ["candidate"]

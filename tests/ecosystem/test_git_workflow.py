@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_mem
+
+from tests.conftest import run_mem
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -42,10 +43,11 @@ def ids_in(cwd: Path) -> set[str]:
 
 def test_two_clones_merge_and_verify(tmp_path: Path) -> None:
     origin = tmp_path / "origin"
-    out = run_mem("init", str(origin), "--git", "--json")
+    out = run_mem("init", str(origin), "--git", "--hook", "--json")
     assert out.returncode == 0, out.stderr
     assert set(out.json()["git"]) >= {".gitignore", ".gitattributes"}
-    git(origin, "init", "-q", "-b", "main")
+    assert (origin / ".git").is_dir()  # mem init --git made the repository
+    assert "diff" in git(origin, "config", "--local", "diff.mem.textconv")
     shared = mem(origin, "add", "--scope", "alice", "Alice lives in Lyon").strip()
     cand = mem(origin, "add", "--scope", "alice", "--status", "candidate", "Alice likes jazz").strip()
     doomed = mem(origin, "add", "--scope", "alice", "Alice's old phone number is 0601").strip()
@@ -77,7 +79,7 @@ def test_two_clones_merge_and_verify(tmp_path: Path) -> None:
 
     # B merges A's work: no conflict (records are one file each, logs are per clone,
     # tombstones merge by union)
-    git(b, "pull", "-q", "--no-rebase", "--no-edit", str(a), "main")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", str(a), "HEAD")
     assert "<<<<<<<" not in "".join(
         p.read_text("utf-8") for p in b.rglob("*.jsonl")
     )
@@ -104,3 +106,20 @@ def test_two_clones_merge_and_verify(tmp_path: Path) -> None:
     assert report["counts"]["tombstones"] == 2
     v = run_mem("verify", "--full", cwd=b)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_pre_commit_hook_refuses_an_invalid_store(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    out = run_mem("init", str(origin), "--git", "--hook")
+    assert out.returncode == 0, out.stderr
+    assert (origin / ".git" / "hooks" / "pre-commit").is_file()
+    rid = mem(origin, "add", "--scope", "alice", "Alice lives in Lyon").strip()
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "valid")  # the hook runs mem verify: passes
+    path = origin / "records" / "alice" / f"{rid}.md"
+    path.write_text(path.read_text("utf-8").replace("scope: alice", "scope: [broken"), "utf-8")
+    git(origin, "add", "-A")
+    p = subprocess.run(["git", "commit", "-q", "-m", "broken"], cwd=origin, capture_output=True,
+                       text=True, env={**os.environ, **GIT_ENV})
+    assert p.returncode != 0, "the pre-commit hook let an invalid record through"
+    assert rid in p.stdout + p.stderr

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MEM_EXE, run_mem
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from mem.format.store import Store
+from tests.conftest import MEM_EXE, run_mem
 
 TOOLS = {"remember", "recall", "get", "forget", "list_candidates", "review", "supersede"}
 
