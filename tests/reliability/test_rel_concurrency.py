@@ -30,7 +30,7 @@ READS_EACH = 15
 
 @pytest.mark.parametrize(
     ("per_writer", "attach"),
-    [(PER_WRITER, False), (25, True)],
+    [(PER_WRITER, False), (10, True)],
     ids=["api-writers-searchers-refresh", "writers-update-index"],
 )
 def test_four_writers_with_parallel_reads(
