@@ -13,6 +13,7 @@ from mem.format.index import attach, rebuild
 from mem.format.store import Store
 from mem.format.verify import verify_store
 from tests.conftest import run_mem
+from tests.verify.test_verify_cli import _tree_digest
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +46,10 @@ def codes(root: Path, **kw: bool) -> set[str]:
     return {f.code for f in verify_store(root, **kw).findings}
 
 
-def test_built_index_is_clean(copy: Path) -> None:
+def test_built_index_is_clean_and_verify_writes_nothing(copy: Path) -> None:
+    before = _tree_digest(copy)
     assert codes(copy) == set() and codes(copy, full=True) == set()
+    assert _tree_digest(copy) == before  # not even SQLite journals or a lock file
 
 
 @pytest.mark.parametrize("pointer", ["lexical.json", "vectors.json"])
