@@ -21,7 +21,7 @@ from mem.format.record import dump_record, make_record
 from mem.format.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from quality import QUALITY
+from quality import EXACT, QUALITY
 
 PEOPLE = ["Ana", "Bob", "Carla", "Dmitri", "Eve", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi",
           "Liam", "Mei", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor"]
@@ -82,7 +82,7 @@ def generate(out: Path, n: int, seed: int = 7) -> Store:
     rng = random.Random(seed)
     base_ms = 1_600_000_000_000
     scopes = ["ana"] * 6 + ["bob"] * 3 + ["project-x"]
-    quality_out = []
+    quality_out: list[dict[str, object]] = []
     for i, q in enumerate(QUALITY):
         rec = make_record(id=ids.new_id(base_ms - 10_000 + i), scope="ana", kind="fact",
                           content=q["record"], recorded_at="2024-01-01T00:00:00.000Z",
@@ -90,7 +90,8 @@ def generate(out: Path, n: int, seed: int = 7) -> Store:
         _write(store, rec)
         quality_out.append({"query": q["keyword"], "relevant": [rec.id], "kind": "keyword"})
         quality_out.append({"query": q["paraphrase"], "relevant": [rec.id], "kind": "paraphrase"})
-    for i in range(n - len(QUALITY)):
+    plant_exact(store, quality_out, base_ms)
+    for i in range(n - len(QUALITY) - len(EXACT)):
         kind, text = sentence(rng)
         ms = base_ms + i * 60_000
         status = "candidate" if rng.random() < 0.1 else "active"
@@ -102,6 +103,16 @@ def generate(out: Path, n: int, seed: int = 7) -> Store:
         _write(store, rec)
     (out / "quality.json").write_text(json.dumps(quality_out, indent=1), "utf-8")
     return store
+
+
+def plant_exact(store: Store, quality_out: list[dict[str, object]], base_ms: int) -> None:
+    """The exact-token part of the labelled set (see quality.EXACT)."""
+    for i, q in enumerate(EXACT):
+        rec = make_record(id=ids.new_id(base_ms - 20_000 + i), scope="ana", kind="fact",
+                          content=q["record"], recorded_at="2024-01-01T00:00:00.000Z",
+                          source={"type": "import", "system": "bench"})
+        _write(store, rec)
+        quality_out.append({"query": q["query"], "relevant": [rec.id], "kind": "exact"})
 
 
 def _write(store: Store, rec: object) -> None:

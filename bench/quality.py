@@ -68,3 +68,17 @@ QUALITY: list[dict[str, str]] = [
     {"record": "The tomato plants on the balcony need water every evening.",
      "keyword": "tomato plants balcony water", "paraphrase": "garden watering chores"},
 ]
+
+#: Records found by an exact, rare token (codes, numbers, names) — where embeddings are weak.
+EXACT: list[dict[str, str]] = [
+    {"record": "The locker code at the climbing gym is 4471.", "query": "locker 4471"},
+    {"record": "Order ZX-9921 for the standing desk ships next week.", "query": "ZX-9921"},
+    {"record": "My frequent flyer number is KL88310452.", "query": "KL88310452"},
+    {"record": "The router admin page is at 192.168.7.254.", "query": "192.168.7.254"},
+    {"record": "Dr. Okonkwo-Baptiste is the new physiotherapist.", "query": "Okonkwo-Baptiste"},
+    {"record": "Ticket INC-20417 tracks the broken badge reader.", "query": "INC-20417"},
+    {"record": "The bike frame serial is WTU112C07733.", "query": "WTU112C07733"},
+    {"record": "Book club picked Xenogenesis for November.", "query": "Xenogenesis"},
+    {"record": "The Wi-Fi network at the studio is called quokka-5g.", "query": "quokka-5g"},
+    {"record": "The tax reference for last year is 77-4410-QT.", "query": "77-4410-QT"},
+]

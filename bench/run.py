@@ -148,7 +148,7 @@ def main() -> None:
     if not a.skip_quality and (root / "quality.json").exists():
         qset = json.loads((root / "quality.json").read_text())
         for mode in ("lexical", "vector", "hybrid"):
-            for kind in ("keyword", "paraphrase", "all"):
+            for kind in ("keyword", "paraphrase", "exact", "all"):
                 sel = [q for q in qset if kind == "all" or q["kind"] == kind]
                 r5 = r10 = mrr = 0.0
                 for q in sel:
@@ -161,6 +161,8 @@ def main() -> None:
                     r10 += len(rel & set(got[:10])) / len(rel)
                     mrr += next((1 / (i + 1) for i, x in enumerate(got) if x in rel), 0.0)
                 k = len(sel)
+                if not k:
+                    continue
                 rows.append((f"quality {mode} {kind} ({k} queries): recall@5 / recall@10 / MRR",
                              f"{r5 / k:.3f} / {r10 / k:.3f} / {mrr / k:.3f}"))
     s.close()

@@ -15,8 +15,10 @@ is the file's). Scope is enforced inside both index queries too. Lexical mode ne
 numpy, usearch or the embedding model. Filter semantics are those of
 :class:`mem.format.store.RecordFilter` (statuses default to active + candidate).
 
-Scores: ``score = base * prior``. ``base`` is reciprocal-rank fusion (hybrid: sum over arms of
-1/(60 + rank)), BM25 (lexical) or cosine similarity (vector). ``prior`` multiplies status
+Scores: ``score = base * prior``. ``base`` is, for hybrid, a convex combination
+``w * cosine + (1 - w) * BM25 / max BM25`` (``w`` = ``[search] vector_weight``, default 0.8;
+a lexical-only hit gets its real cosine) or, with ``[search] fusion = "rrf"``, reciprocal-rank
+fusion (sum over arms of 1/(60 + rank)); BM25 for lexical; cosine similarity for vector. ``prior`` multiplies status
 (active 1.0, candidate 0.85, superseded 0.7, rejected 0.5), confidence (0.75 + 0.25 * c) and
 recency (1 + 0.1 * 0.5 ** (age_days / 180)).
 """
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 
 MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
 RRF_K = 60
+VECTOR_WEIGHT = 0.8
 MAX_K = 1000
 STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected": 0.5}
 BACKFILL_LIMIT = 256
@@ -122,6 +125,7 @@ class Searcher:
         self._lex: LexicalIndex | None = None
         self._vec: VectorIndex | None = None
         self._cache: dict[tuple[str, str], tuple[int, int, Record]] = {}
+        self._records = str(store.records_dir)
 
     # -- resources ---------------------------------------------------------------------------
 
@@ -224,11 +228,17 @@ class Searcher:
 
     # -- records ----------------------------------------------------------------------------
 
-    def _record(self, scope: str, rid: str) -> Record | None:
+    def _record(self, scope: str, rid: str, tomb: dict[str, Any] | None = None) -> Record | None:
         """The live record (scope, id) from its file, or None (gone, forgotten, unreadable)."""
-        if self.store.is_forgotten(scope, rid):
+        if tomb is not None:
+            ids_ = tomb.get(scope)
+            if ids_ is None:
+                ids_ = tomb[scope] = self.store.tombstones.load(scope).ids
+            if rid in ids_:
+                return None
+        elif self.store.is_forgotten(scope, rid):
             return None
-        path = self.store.records_dir / scope / f"{rid}.md"
+        path = os.path.join(self._records, scope, rid + ".md")
         try:
             st = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):
@@ -240,7 +250,7 @@ class Searcher:
         from .record import read_record_file
 
         try:
-            rec, _ = read_record_file(path)
+            rec, _ = read_record_file(Path(path))
         except (RecordParseError, FileNotFoundError):
             return None
         if rec.id != rid or rec.scope != scope:
@@ -318,7 +328,7 @@ class Searcher:
             vec_hits = []
             if vec is not None and qvec is not None:
                 vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived)
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain)
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec)
             if stale:
                 from .index import refresh
 
@@ -353,8 +363,24 @@ class Searcher:
         with self.store.lock:
             _apply(self.store, lex, puts, deletes)
 
+    def _fusion(self) -> tuple[str, float]:
+        conf = self.store.config.search
+        how = str(conf.get("fusion", "convex"))
+        if how not in ("convex", "rrf"):
+            raise InvalidInputError(f"[search] fusion = {how!r} is not convex or rrf",
+                                    path=self.store.root / "config.toml")
+        try:
+            w = float(conf.get("vector_weight", VECTOR_WEIGHT))
+        except (TypeError, ValueError):
+            raise InvalidInputError("[search] vector_weight is not a number",
+                                    path=self.store.root / "config.toml") from None
+        return how, min(1.0, max(0.0, w))
+
     def _fuse(self, mode: str, lex_hits: list[Any], vec_hits: list[Any], flt: RecordFilter,
-              at: _dt.datetime, explain: bool) -> tuple[list[Hit], list[tuple[str, str]]]:
+              at: _dt.datetime, explain: bool, vec: VectorIndex | None = None,
+              qvec: Any = None) -> tuple[list[Hit], list[tuple[str, str]]]:
+        how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
+        max_bm25 = max((h.score for h in lex_hits), default=0.0) or 1.0
         cands: dict[tuple[str, str], dict[str, Any]] = {}
         for rank, h in enumerate(lex_hits, 1):
             cands.setdefault((h.scope, h.id), {})["lexical"] = (rank, h.score, h.digest)
@@ -362,8 +388,9 @@ class Searcher:
             cands.setdefault((h.scope, h.id), {})["vector"] = (rank, h.similarity, h.digest)
         out: list[Hit] = []
         stale: list[tuple[str, str]] = []
+        tomb: dict[str, Any] = {}
         for (scope, rid), arms in cands.items():
-            rec = self._record(scope, rid)
+            rec = self._record(scope, rid, tomb)
             if rec is None:
                 if "lexical" in arms:
                     stale.append((scope, rid))  # file gone or unreadable: drop it from the index
@@ -378,8 +405,22 @@ class Searcher:
             if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
                 continue
             p, parts = prior(rec, at)
-            if mode == "hybrid":
+            cos_filled: float | None = None
+            if mode == "hybrid" and how == "rrf":
                 base = sum(1.0 / (RRF_K + a[0]) for a in arms.values())
+            elif mode == "hybrid":
+                # convex combination: w * cosine + (1 - w) * BM25 / max BM25 of this query; a
+                # lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
+                if "vector" in arms:
+                    cos = arms["vector"][1]
+                else:
+                    cos = 0.0
+                    if vec is not None and qvec is not None and vec.valid_digest(scope, rid) == rec.digest:
+                        v = vec.vector_of(scope, rid)
+                        if v is not None:
+                            cos = cos_filled = float(v @ qvec)
+                bm = arms["lexical"][1] / max_bm25 if "lexical" in arms else 0.0
+                base = w * cos + (1.0 - w) * bm
             elif mode == "lexical":
                 base = arms["lexical"][1]
             else:
@@ -391,6 +432,10 @@ class Searcher:
                     ex["lexical"] = {"rank": arms["lexical"][0], "bm25": round(arms["lexical"][1], 4)}
                 if "vector" in arms:
                     ex["vector"] = {"rank": arms["vector"][0], "cosine": round(arms["vector"][1], 4)}
+                elif cos_filled is not None:
+                    ex["vector"] = {"rank": None, "cosine": round(cos_filled, 4)}
+                if how:
+                    ex["fusion"] = how if how == "rrf" else f"convex(vector_weight={w})"
             out.append(Hit(rec.id, base * p, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
         return out, stale
