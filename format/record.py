@@ -471,6 +471,8 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
         data = yaml.load(fm, Loader=_Loader)
     except RecordParseError:
         raise
+    except RecursionError:
+        raise RecordParseError("frontmatter nests too deeply", path=path) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = line_offset + mark.line + 1 if mark is not None else None

@@ -349,7 +349,12 @@ class Store:
         return self._log
 
     def record_path(self, scope: str, record_id: str) -> Path:
-        return self.records_dir / ids.check_scope(scope) / f"{ids.check_id(record_id)}.md"
+        d = self.records_dir / ids.check_scope(scope)
+        if d.is_symlink():
+            raise StoreInvalidError(
+                f"records/{scope} is a symbolic link; refusing to follow it out of the store", path=d
+            )
+        return d / f"{ids.check_id(record_id)}.md"
 
     def scopes(self) -> builtins.list[str]:
         """Scopes that have a records folder."""
@@ -433,7 +438,7 @@ class Store:
         rid = ids.check_id(record_id)
         for s in [scope] if scope else self.scopes():
             p = self.records_dir / s / f"{rid}.md"
-            if p.is_file() and not p.is_symlink():
+            if p.is_file() and not p.is_symlink() and not p.parent.is_symlink():
                 return p
         return None
 
