@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         text: Annotated[str | None, typer.Argument(help="The memory ('-' or a pipe: stdin).")] = None,
         file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the content from a file.")] = None,
         scope: Annotated[str, typer.Option("--scope", help="Scope (a user, an agent, a project).")] = "default",
-        kind: Annotated[str, typer.Option("--kind", "-k", help="fact, preference, instruction, event, episode, summary, action_item, contact, note, ...")] = "note",
+        kind: Annotated[str, typer.Option("--kind", help="fact, preference, instruction, event, episode, summary, action_item, contact, note, ...")] = "note",
         tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="A tag (repeat, or comma-separated).")] = None,
         confidence: Annotated[float, typer.Option("--confidence", min=0.0, max=1.0)] = 1.0,
         status: Annotated[str, typer.Option("--status", help="active or candidate.")] = "active",

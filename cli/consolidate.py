@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         kind: Annotated[
             list[str] | None,
-            typer.Option("--kind", "-k", help="Episode kinds (repeat; default: episode)."),
+            typer.Option("--kind", help="Episode kinds (repeat; default: episode)."),
         ] = None,
         window: Annotated[
             int, typer.Option("--window", "-n", help="Records per window, overlap included.")

@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--output", "-o", help="File (jsonl, csv) or folder (markdown); default stdout."),
         ] = None,
         scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes (repeat or comma-separate).")] = None,
-        kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Only these kinds.")] = None,
+        kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
         status: Annotated[list[str] | None, typer.Option("--status", help="Only these statuses (default: all).")] = None,
         since: Annotated[str | None, typer.Option("--since", help="Recorded at or after this time.")] = None,
         until: Annotated[str | None, typer.Option("--until", help="Recorded before this time.")] = None,

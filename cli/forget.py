@@ -30,19 +30,24 @@ def register(app: typer.Typer) -> None:
 
         store = open_store()
         plan = store.plan_forget(record_ids, scope)
-        if not json_out or dry_run:
-            lines = [f"  {r.id}  {r.scope}/{r.kind}  {one_line(r.content, 60)}" for r in plan.requested]
-            lines += [
-                f"  {r.id}  {r.scope}/{r.kind}  {one_line(r.content, 50)}  (derived from {src})"
-                for r, src in plan.cascade
-            ]
-            if not json_out and not (OPTIONS.quiet and yes and not dry_run):
-                verb = "would forget" if dry_run else "will forget"
-                sys.stderr.write(f"mem {verb} {len(plan.records)} record(s):\n" + "\n".join(lines) + "\n")
+        lines = [f"{r.id}\t{r.scope}\t{r.kind}\t{one_line(r.content, 60)}" for r in plan.requested]
+        lines += [
+            f"{r.id}\t{r.scope}\t{r.kind}\t{one_line(r.content, 50)}\t(derived from {src})"
+            for r, src in plan.cascade
+        ]
         if dry_run:
+            # the plan is the data of a dry run: stdout
             if json_out:
                 emit_json(dict(plan.to_dict(), dry_run=True))
+            else:
+                info(f"mem would forget {len(plan.records)} record(s):")
+                sys.stdout.write("".join(line + "\n" for line in lines))
             return
+        if not json_out and not (OPTIONS.quiet and yes):
+            sys.stderr.write(
+                f"mem will forget {len(plan.records)} record(s):\n"
+                + "".join(f"  {line}\n" for line in lines)
+            )
         if not yes:
             if not sys.stdin.isatty():
                 raise ConflictError(

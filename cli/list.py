@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_(
         scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes.")] = None,
-        kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Only these kinds.")] = None,
+        kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
         status: Annotated[list[str] | None, typer.Option("--status", help=STATUS_HELP)] = None,
         tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Only records with all these tags.")] = None,
         as_of: Annotated[str | None, typer.Option("--as-of", help="What was true at this time (world time).")] = None,

@@ -29,13 +29,27 @@ def print_records_table(records: Sequence[Record]) -> None:
 
     console = out_console()
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in ("id", "scope", "kind", "status", "content"):
-        table.add_column(col, no_wrap=col != "content", overflow="ellipsis")
+    # every column stays on one line; the content is cut to what is left of the width, and on
+    # a narrow terminal the scope and kind columns give way first (id and status never do)
+    widths = {"id": 26}
+    for col in ("scope", "kind", "status"):
+        widths[col] = max([len(col), *(len(getattr(r, col)) for r in records)])
+
+    def room() -> int:
+        return console.width - sum(widths.values()) - 2 * len(widths)
+
+    for col in ("scope", "kind"):
+        if room() < 16:
+            del widths[col]
+    for col, width in widths.items():
+        table.add_column(col, no_wrap=True, min_width=width)
+    table.add_column("content", no_wrap=True)
+    left = max(8, room())
     for r in records:
-        status = r.status
+        cells = {"id": r.id, "scope": escape(r.scope), "kind": r.kind, "status": r.status}
         if color_enabled():
-            status = f"[{STATUS_STYLE.get(r.status, '')}]{r.status}[/]"
-        table.add_row(r.id, escape(r.scope), r.kind, status, escape(one_line(r.content, 400)))
+            cells["status"] = f"[{STATUS_STYLE.get(r.status, '')}]{r.status}[/]"
+        table.add_row(*(cells[c] for c in widths), escape(one_line(r.content, left)))
     console.print(table)
 
 

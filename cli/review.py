@@ -235,7 +235,7 @@ def register(app: typer.Typer) -> None:
         reject: Annotated[bool, typer.Option("--reject", help="Reject the given ids (suppresses recapture).")] = False,
         list_: Annotated[bool, typer.Option("--list", help="List the candidates and exit.")] = False,
         scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes.")] = None,
-        kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Only these kinds.")] = None,
+        kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
         sort: Annotated[str, typer.Option("--sort", help="confidence (highest first, default) or newest.")] = "confidence",
         limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many.")] = None,
         json_out: Annotated[bool, typer.Option("--json", help="JSON output (with --list, --accept, --reject).")] = False,

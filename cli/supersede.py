@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
         record_id: Annotated[str, typer.Argument(metavar="ID", help="The record that is no longer true.")],
         text: Annotated[str | None, typer.Argument(help="What is true now ('-' or a pipe: stdin).")] = None,
         file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the new content from a file.")] = None,
-        kind: Annotated[str | None, typer.Option("--kind", "-k", help="Kind of the new record (default: the old one's).")] = None,
+        kind: Annotated[str | None, typer.Option("--kind", help="Kind of the new record (default: the old one's).")] = None,
         tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tags of the new record (default: the old one's).")] = None,
         confidence: Annotated[float | None, typer.Option("--confidence", min=0.0, max=1.0)] = None,
         valid_from: Annotated[str | None, typer.Option("--valid-from", help="When the new fact became true (default: now).")] = None,

@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
         record_id: Annotated[str, typer.Argument(metavar="ID", help="The record to change.")],
         content: Annotated[str | None, typer.Option("--content", "-c", help="New content ('-': stdin).")] = None,
         file: Annotated[Path | None, typer.Option("--file", "-f", help="Read new content from a file.")] = None,
-        kind: Annotated[str | None, typer.Option("--kind", "-k")] = None,
+        kind: Annotated[str | None, typer.Option("--kind")] = None,
         scope: Annotated[str | None, typer.Option("--scope", help="Move the record to another scope.")] = None,
         confidence: Annotated[float | None, typer.Option("--confidence", min=0.0, max=1.0)] = None,
         tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Add a tag (repeat).")] = None,

@@ -51,7 +51,7 @@ _mem_completion() {
             case "$prev" in
                 --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --tag|-t) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values tags "$store")" -- "$cur")); return;;
                 --confidence) return;;
                 --status) COMPREPLY=($(compgen -W 'active candidate superseded rejected all' -- "$cur")); return;;
@@ -61,7 +61,7 @@ _mem_completion() {
                 --reason) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--file -f --scope --kind -k --tag -t --confidence --status --derived-from --valid-from --valid-to --allow-forgotten --reason --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--file -f --scope --kind --tag -t --confidence --status --derived-from --valid-from --valid-to --allow-forgotten --reason --json --help' -- "$cur"))
             fi
             ;;
         show)
@@ -75,7 +75,7 @@ _mem_completion() {
         list)
             case "$prev" in
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --status) COMPREPLY=($(compgen -W 'active candidate superseded rejected all' -- "$cur")); return;;
                 --tag|-t) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values tags "$store")" -- "$cur")); return;;
                 --as-of) return;;
@@ -83,7 +83,7 @@ _mem_completion() {
                 --limit|-n) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--scope --kind -k --status --tag -t --as-of --known-at --limit -n --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--scope --kind --status --tag -t --as-of --known-at --limit -n --json --help' -- "$cur"))
             fi
             ;;
         edit)
@@ -95,7 +95,7 @@ _mem_completion() {
             case "$prev" in
                 --content|-c) return;;
                 --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
                 --confidence) return;;
                 --tag|-t) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values tags "$store")" -- "$cur")); return;;
@@ -104,20 +104,20 @@ _mem_completion() {
                 --valid-to) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--content -c --file -f --kind -k --scope --confidence --tag -t --untag --valid-from --valid-to --allow-forgotten --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--content -c --file -f --kind --scope --confidence --tag -t --untag --valid-from --valid-to --allow-forgotten --json --help' -- "$cur"))
             fi
             ;;
         supersede)
             case "$prev" in
                 --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --tag|-t) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values tags "$store")" -- "$cur")); return;;
                 --confidence) return;;
                 --valid-from) return;;
                 --reason) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--file -f --kind -k --tag -t --confidence --valid-from --reason --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--file -f --kind --tag -t --confidence --valid-from --reason --json --help' -- "$cur"))
             fi
             ;;
         accept)
@@ -191,12 +191,12 @@ _mem_completion() {
         review)
             case "$prev" in
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --sort) return;;
                 --limit|-n) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--accept --reject --list --scope --kind -k --sort --limit -n --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--accept --reject --list --scope --kind --sort --limit -n --json --help' -- "$cur"))
             fi
             ;;
         import)
@@ -215,20 +215,20 @@ _mem_completion() {
                 --format|-f) return;;
                 --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --status) COMPREPLY=($(compgen -W 'active candidate superseded rejected all' -- "$cur")); return;;
                 --since) return;;
                 --until) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--format -f --output -o --scope --kind -k --status --since --until --no-tombstones --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--format -f --output -o --scope --kind --status --since --until --no-tombstones --json --help' -- "$cur"))
             fi
             ;;
         consolidate)
             case "$prev" in
                 --summarizer) return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
-                --kind|-k) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
+                --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;
                 --window|-n) return;;
                 --overlap) return;;
                 --min-new) return;;
@@ -240,7 +240,7 @@ _mem_completion() {
                 --confidence) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--summarizer --scope --kind -k --window -n --overlap --min-new --max-windows --timeout --min-chars --min-fact-chars --existing --confidence --trust --dry-run --preview --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--summarizer --scope --kind --window -n --overlap --min-new --max-windows --timeout --min-chars --min-fact-chars --existing --confidence --trust --dry-run --preview --json --help' -- "$cur"))
             fi
             ;;
         verify)
