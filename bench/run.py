@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 VENV_BIN = Path(sys.executable).parent
 MEM = str(VENV_BIN / "mem")
@@ -53,6 +54,7 @@ def main() -> None:
     ap.add_argument("--skip-whole", action="store_true")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-add", action="store_true")
+    ap.add_argument("--lexical-only", action="store_true", help="no vector/hybrid/quality measures")
     a = ap.parse_args()
     root = a.store.resolve()
     env = dict(os.environ, MEM_STORE=str(root))
@@ -86,6 +88,26 @@ def main() -> None:
 
     store = Store.open(root)
     s = open_searcher(store)
+    if a.lexical_only:
+        ts = []
+        for q in ["where does Ana live", "favourite food", "database migration", "chess", "Friday"] * 6:
+            t = time.perf_counter()
+            s.search(q, mode="lexical", k=10)
+            ts.append((time.perf_counter() - t) * 1000)
+        rows.append(("in-process lexical p50 / p95 (ms)", f"{pct(ts, .5):.1f} / {pct(ts, .95):.1f}"))
+        s.close()
+        a.skip_quality = True
+    else:
+        measure_vectors(s, rows, a)
+    if not a.skip_add:
+        measure_add(root, env, rows)
+    print(f"\n| measure ({root.name}) | value |\n|---|---|")
+    for k, v in rows:
+        print(f"| {k} | {v} |")
+
+
+def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) -> None:
+    root = s.store.root
     queries = ["where does Ana live", "favourite food", "database migration schedule",
                "who practises chess", "meeting on Friday", "switched editors", "team lead contact",
                "budget behind schedule", "travel recommendation", "keep messages short"]
@@ -167,7 +189,12 @@ def main() -> None:
                              f"{r5 / k:.3f} / {r10 / k:.3f} / {mrr / k:.3f}"))
     s.close()
 
-    if not a.skip_add:
+
+def measure_add(root: Path, env: dict[str, str], rows: list[tuple[str, str]]) -> None:
+    from mem.format.index import attach, refresh
+    from mem.format.store import Store
+
+    if True:
         ts = []
         for i in range(5):
             t = time.perf_counter()
@@ -176,18 +203,35 @@ def main() -> None:
             ts.append((time.perf_counter() - t) * 1000)
             assert p.returncode == 0, p.stderr
             rid = p.stdout.strip()
-            # keep the store as it was
-            from mem.format.index import attach
-
-            st2 = Store.open(root)
+            st2 = Store.open(root)  # keep the store as it was
             attach(st2)
             st2.forget([rid], reason="bench cleanup")
         rows.append(("one `mem add` whole-process, index updated incrementally (ms, median of 5)",
                      f"{statistics.median(ts):.0f}"))
-
-    print(f"\n| measure ({root.name}) | value |\n|---|---|")
-    for k, v in rows:
-        print(f"| {k} | {v} |")
+        # in process: Store.add without and with the index listener (journal), then the
+        # refresh that applies one journaled add (what the next search pays)
+        for label, attached in (("without index listener", False), ("with index listener", True)):
+            st3 = Store.open(root)
+            if attached:
+                attach(st3)
+            ts = []
+            added = []
+            for i in range(7):
+                t = time.perf_counter()
+                added.append(st3.add(f"in-process add {label} {i} {time.time()}", scope="bench-tmp").id)
+                ts.append((time.perf_counter() - t) * 1000)
+            rows.append((f"in-process Store.add {label} (ms, median of 7)", f"{statistics.median(ts):.1f}"))
+            st3.forget(added, reason="bench cleanup")
+            refresh(st3)
+        st4 = Store.open(root)
+        attach(st4)
+        refresh(st4)
+        rid = st4.add(f"one more {time.time()}", scope="ana").id
+        t = time.perf_counter()
+        refresh(st4)
+        rows.append(("refresh applying one journaled add (tantivy commit) (ms)", f"{(time.perf_counter() - t) * 1000:.0f}"))
+        st4.forget([rid], reason="bench cleanup")
+        refresh(st4)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ T = TypeVar("T")
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
 
+#: mem's own writes are journaled here (JSON Lines) and applied at the next refresh.
+PENDING_FILE = "lexical.pending.jsonl"
+
+
 def _dir_mtime(path: Path) -> int:
     try:
         return os.stat(path).st_mtime_ns
@@ -265,6 +269,13 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
         rebuild(store, lexical=True, vectors=False)
         return Staleness(lexical_missing=True)
     try:
+        if (store.index_dir / PENDING_FILE).exists():
+            with store.lock:
+                m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+                if m is not None and m["generation"] == lex.generation:
+                    lex.manifest = m
+                    lex._docs_delta = 0 if "docs" in m else None
+                    _apply_pending(store, lex)
         if full is None:
             full = _auto_full(store, lex, periodic)
         plan = _plan(store, lex, full)
@@ -279,7 +290,12 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
                 sess.mark_clean(plan.mtimes)
             return plan.staleness
         with store.lock:
-            plan = _plan(store, lex, full)  # again, under the lock
+            m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+            if m is None or m["generation"] != lex.generation:
+                return plan.staleness  # rebuilt meanwhile: the caller reopens the new one
+            lex.manifest = m
+            lex._docs_delta = 0 if "docs" in m else None
+            plan = _plan(store, lex, full)  # again, under the lock, from the manifest on disk
             _apply(store, lex, plan.puts, plan.deletes)
             lex.save_manifest(plan.mtimes)
         sess = _session_of(store)
@@ -293,20 +309,34 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
 
 def _apply(store: Store, lex: LexicalIndex, puts: list[tuple[DocFields, int, int]],
            deletes: list[tuple[str, str]]) -> None:
-    lex.apply(puts, deletes)
-    if not (puts or deletes) or not (store.index_dir / VECTORS_POINTER).exists():
-        return
+    changed = lex.apply(puts, deletes)
+    if not (changed or deletes) or not (store.index_dir / VECTORS_POINTER).exists():
+        return  # a new record has no vector to invalidate: the vector index is not even opened
     vec = _open_vectors(store)
     if vec is None:
         return
     try:
         drop = list(deletes)
-        for rec, _m, _s in puts:
-            if vec.valid_digest(rec.scope, rec.id) not in (None, rec.digest):
-                drop.append((rec.scope, rec.id))
+        digests = {(f.scope, f.id): f.digest for f, _m, _s in puts}
+        vec._refresh_cache()
+        for key in changed:
+            d = vec._delta.get(key[0], {}).get(key[1])
+            if d is not None and d[0] == digests[key]:
+                continue  # same content (a status/tag change): the vector stays valid
+            if d is None and _main_digest(vec, key) == digests[key]:
+                continue
+            drop.append(key)
         vec.drop(drop)
     finally:
         vec.close()
+
+
+def _main_digest(vec: VectorIndex, key: tuple[str, str]) -> str | None:
+    m = vec.main(key[0])
+    if key[1] in vec._dead.get(key[0], set()):
+        return None
+    i = m.pos.get(key[1])
+    return None if i is None else m.rows[i][1]
 
 
 # -- the write listener ----------------------------------------------------------------------
@@ -362,49 +392,96 @@ class IndexSession:
             self.errors.append(f"index update failed: {exc}")
 
     def _on_changes(self, changes: list[Change]) -> None:
-        from .lexical import DocFields, LexicalIndex
+        """Journal the changes (O(1): no tantivy, no SQLite); the next refresh applies them.
+
+        A search applies the journal before it queries (one commit for any number of writes),
+        so `mem add` stays cheap and a script adding many records pays one index commit.
+        """
+        import json
+
+        from ..fsutil import append_line
 
         store = self.store
-        lex = LexicalIndex.open(store.index_dir)
-        if lex is None:
-            return
+        lines: list[str] = []
+        touched: set[str] = set()
+        for c in changes:
+            touched.add(c.scope)
+            if c.old_scope and c.old_scope != c.scope:
+                lines.append(json.dumps({"op": "delete", "scope": c.old_scope, "id": c.id}))
+                touched.add(c.old_scope)
+            lines.append(json.dumps({"op": "delete" if c.op == "delete" else "put", "scope": c.scope, "id": c.id}))
+        with store.lock:
+            m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+            if m is None:
+                return
+            append_line(store.index_dir / PENDING_FILE, "\n".join(lines))
+            recorded = {str(k): int(v.get("dir_mtime_ns", -1)) for k, v in (m.get("scopes") or {}).items()
+                        if isinstance(v, dict)}
+            changed = False
+            for s in touched:
+                before = self.clean.get(s)
+                if before is None and s not in self.existing:
+                    before = self.clean[s] = -1
+                # advance the scope's mark only if this process saw it fresh (or absent) and
+                # nobody else advanced it since: an earlier external change stays visible
+                if before is not None and recorded.get(s, -1) == before:
+                    cur = _dir_mtime(store.records_dir / s)
+                    if cur >= 0:
+                        recorded[s] = cur
+                    else:
+                        recorded.pop(s, None)
+                    self.clean[s] = cur
+                    changed = True
+            if changed:
+                m["scopes"] = {k: {"dir_mtime_ns": v} for k, v in sorted(recorded.items())}
+                write_pointer(store.index_dir, LEXICAL_POINTER, m)
+
+
+def _read_pending(store: Store) -> list[tuple[str, str, str]]:
+    """(op, scope, id) journaled by mem's writes and not yet applied to the index."""
+    import json
+
+    path = store.index_dir / PENDING_FILE
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in text.splitlines():
         try:
-            puts: list[tuple[DocFields, int, int]] = []
-            deletes: list[tuple[str, str]] = []
-            touched: set[str] = set()
-            for c in changes:
-                touched.add(c.scope)
-                if c.old_scope and c.old_scope != c.scope:
-                    deletes.append((c.old_scope, c.id))
-                    touched.add(c.old_scope)
-                if c.op == "delete" or c.record is None:
-                    deletes.append((c.scope, c.id))
-                    continue
-                try:
-                    fst = os.stat(store.record_path(c.scope, c.id))
-                except FileNotFoundError:
-                    deletes.append((c.scope, c.id))
-                    continue
-                puts.append((DocFields.from_record(c.record), fst.st_mtime_ns, fst.st_size))
-            with store.lock:
-                _apply(store, lex, puts, deletes)
-                recorded = lex.scope_mtimes()
-                for s in touched:
-                    before = self.clean.get(s)
-                    if before is None and s not in self.existing:
-                        before = self.clean[s] = -1
-                    # advance the scope's mark only if this process saw it fresh (or absent)
-                    # and nobody else advanced it since: an earlier external change stays visible
-                    if before is not None and recorded.get(s, -1) == before:
-                        cur = _dir_mtime(store.records_dir / s)
-                        if cur >= 0:
-                            recorded[s] = cur
-                        else:
-                            recorded.pop(s, None)
-                        self.clean[s] = cur
-                lex.save_manifest(recorded)
-        finally:
-            lex.close()
+            o = json.loads(line)
+            out.append((str(o["op"]), str(o["scope"]), str(o["id"])))
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn last line: the scope scan catches what it named
+    return out
+
+
+def _apply_pending(store: Store, lex: LexicalIndex) -> int:
+    """Apply the write journal to the index (under the writer lock); returns entries applied."""
+    from ..fsutil import remove_file
+
+    entries = _read_pending(store)
+    if not entries:
+        return 0
+    latest: dict[tuple[str, str], str] = {}
+    for op, scope, rid in entries:
+        latest[(scope, rid)] = op
+    puts: list[tuple[DocFields, int, int]] = []
+    deletes: list[tuple[str, str]] = []
+    for (scope, rid), op in latest.items():
+        path = store.records_dir / scope / f"{rid}.md"
+        if op == "delete" or store.is_forgotten(scope, rid):
+            deletes.append((scope, rid))
+            continue
+        try:
+            fst = os.stat(path)
+            puts.append((_read_fields(path, scope, rid), fst.st_mtime_ns, fst.st_size))
+        except (FileNotFoundError, RecordParseError):
+            deletes.append((scope, rid))
+    _apply(store, lex, puts, deletes)
+    lex.save_manifest()
+    remove_file(store.index_dir / PENDING_FILE)
+    return len(entries)
 
 
 def _session_of(store: Store) -> IndexSession | None:
@@ -557,6 +634,10 @@ def swap_in(store: Store, built: BuiltIndexes) -> None:
         except MemError:
             prev = None
         write_pointer(idx, pointer, manifest)
+        if pointer == LEXICAL_POINTER:
+            from ..fsutil import remove_file
+
+            remove_file(idx / PENDING_FILE)  # the new generation was built from the records
         if prev is not None and prev["generation"] != gen:
             old.append(str(prev["generation"]))
     for g in old:
@@ -742,7 +823,7 @@ def index_stats(store: Store) -> IndexStats:
     """Counts, sizes and staleness of both indexes (never loads the model)."""
     from .lexical import LexicalIndex
 
-    lexd: dict[str, Any] = {"present": False, "generation": None, "docs": 0, "deleted_docs": 0,
+    lexd: dict[str, Any] = {"present": False, "generation": None, "docs": 0, "deleted_docs": 0, "pending": 0,
                             "segments": 0, "bytes": 0, "stale_scopes": [], "corrupt": None}
     vecd: dict[str, Any] = {"present": False, "generation": None, "space": None, "space_matches": None,
                             "vectors": 0, "delta": 0, "dead": 0, "missing": 0, "bytes": 0, "corrupt": None}
@@ -753,7 +834,8 @@ def index_stats(store: Store) -> IndexStats:
             lexd.update(present=True, generation=lex.generation, bytes=tree_bytes(lex.path))
             ts = lex.stats()
             docs = lex.doc_count()
-            lexd.update(docs=docs, segments=ts["segments"], deleted_docs=_deleted_docs(lex))
+            lexd.update(docs=docs, segments=ts["segments"], deleted_docs=_deleted_docs(lex),
+                        pending=len(_read_pending(store)))
             st = _plan(store, lex, False)
             lexd["stale_scopes"] = sorted(set(st.staleness.scopes_changed))
     except MemError as exc:

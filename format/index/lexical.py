@@ -229,6 +229,8 @@ class LexicalIndex:
         self._index: Any = None
         self._db: sqlite3.Connection | None = None
         self._searcher: Any = None
+        # docs added - removed since the manifest was read (None: count them when saving)
+        self._docs_delta: int | None = 0 if "docs" in manifest else None
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -292,7 +294,11 @@ class LexicalIndex:
     def save_manifest(self, scope_mtimes: dict[str, int] | None = None) -> None:
         if scope_mtimes is not None:
             self.manifest["scopes"] = {s: {"dir_mtime_ns": m} for s, m in sorted(scope_mtimes.items())}
-        self.manifest["docs"] = self.doc_count()
+        if self._docs_delta is None or "docs" not in self.manifest:
+            self.manifest["docs"] = self.doc_count()
+        else:
+            self.manifest["docs"] = int(self.manifest["docs"]) + self._docs_delta
+        self._docs_delta = 0
         write_pointer(self.index_dir, LEXICAL_POINTER, self.manifest)
 
     # -- state -----------------------------------------------------------------------------
@@ -323,14 +329,21 @@ class LexicalIndex:
         self,
         puts: Sequence[tuple[DocFields, int, int]],
         deletes: Sequence[tuple[str, str]],
-    ) -> None:
+    ) -> set[tuple[str, str]]:
         """Index ``puts`` (record, file mtime_ns, file size) and drop ``deletes`` (scope, id).
 
+        Returns the (scope, id) of puts that replaced an indexed document (changed records).
         The tantivy commit comes first, then the state rows: after a crash between the two the
         state still shows the old file state, so the next refresh re-applies the change.
         """
         if not puts and not deletes:
-            return
+            return set()
+        known: set[tuple[str, str]] = set()
+        for f, _m, _s in puts:
+            if self.db.execute("SELECT 1 FROM records WHERE scope=? AND id=?", (f.scope, f.id)).fetchone():
+                known.add((f.scope, f.id))
+        gone = sum(1 for sc, rid in set(deletes)
+                   if self.db.execute("SELECT 1 FROM records WHERE scope=? AND id=?", (sc, rid)).fetchone())
         writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
         try:
             for scope, rid in deletes:
@@ -364,6 +377,9 @@ class LexicalIndex:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        if self._docs_delta is not None:
+            self._docs_delta += len({(f.scope, f.id) for f, _m, _s in puts} - known) - gone
+        return known
 
     # -- search ----------------------------------------------------------------------------
 

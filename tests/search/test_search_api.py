@@ -16,7 +16,7 @@ import pytest
 from mem.format.embed import EmbeddingSpace
 from mem.format.embed.hashing import HashingEmbedder
 from mem.format.errors import EmbedderUnavailableError, IndexUnavailableError, InvalidInputError
-from mem.format.index import attach, index_stats, rebuild, staleness
+from mem.format.index import attach, index_stats, rebuild, refresh, staleness
 from mem.format.index.common import LEXICAL_POINTER
 from mem.format.record import dump_record
 from mem.format.search import open_searcher
@@ -67,7 +67,10 @@ def test_forget_through_listener_updates_indexes(sstore: Store) -> None:
     tea = next(r for r in sstore.list() if "tea" in r.content)
     before = index_stats(sstore).to_dict()
     sstore.forget([tea.id], reason="x")
+    assert index_stats(sstore).to_dict()["lexical"]["pending"] == 1  # journaled, O(1)
+    refresh(sstore)  # what every search does first
     after = index_stats(sstore).to_dict()
+    assert after["lexical"]["pending"] == 0
     assert after["lexical"]["docs"] == before["lexical"]["docs"] - 1
     assert after["lexical"]["generation"] == before["lexical"]["generation"]  # no rebuild
     assert after["vectors"]["vectors"] == before["vectors"]["vectors"] - 1
@@ -80,6 +83,9 @@ def test_add_is_incremental_and_vectors_backfilled(sstore: Store) -> None:
     s.search("anything here", mode="hybrid")
     st0 = index_stats(sstore).to_dict()
     new = sstore.add("Carla collects vintage typewriters", scope="ana")
+    st1 = index_stats(sstore).to_dict()
+    assert st1["lexical"]["pending"] == 1 and st1["lexical"]["docs"] == st0["lexical"]["docs"]
+    refresh(sstore)
     st1 = index_stats(sstore).to_dict()
     assert st1["lexical"]["generation"] == st0["lexical"]["generation"]
     assert st1["lexical"]["docs"] == st0["lexical"]["docs"] + 1
