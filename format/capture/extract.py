@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .confidence import CONFIDENCE, DEFAULT_CONFIDENCE
+from .normalize import clauses, complete, normalize, strip_leadins
 from .patterns import (
     PATTERNS,
     body_of,
     cap,
     sentence_guard,
     split_sentences,
-    strip_leadin,
     turn_guard,
 )
 from .secrets import find_secret
@@ -39,9 +39,8 @@ class Skip:
     reason: str
 
 
-def match_sentence(sentence: str) -> Candidate | None:
-    """The candidate of one sentence (first matching pattern), or None."""
-    body = body_of(strip_leadin(sentence))
+def _match_clause(clause: str, quote: str) -> Candidate | None:
+    body = body_of(complete(strip_leadins(clause)))
     if not body:
         return None
     for p in PATTERNS:
@@ -54,7 +53,6 @@ def match_sentence(sentence: str) -> Candidate | None:
         content = cap(content)
         if not content or len(content) > MAX_CONTENT:
             continue
-        quote = sentence.strip()
         secret = find_secret(quote)
         return Candidate(
             pattern=p.id,
@@ -65,6 +63,30 @@ def match_sentence(sentence: str) -> Candidate | None:
             secret=secret,
         )
     return None
+
+
+def match_sentence_all(sentence: str) -> list[Candidate]:
+    """The candidates of one sentence: the first matching pattern of each clause.
+
+    The sentence is normalized (chat spelling), split into clauses, and each clause is stripped
+    of lead-ins and completed (see :mod:`mem.format.capture.normalize`) before matching; the
+    quote kept in provenance is always the original sentence.
+    """
+    quote = sentence.strip()
+    out: list[Candidate] = []
+    seen: set[tuple[str, str]] = set()
+    for clause in clauses(body_of(normalize(sentence))):
+        c = _match_clause(clause, quote)
+        if c is not None and (c.pattern, c.content) not in seen:
+            seen.add((c.pattern, c.content))
+            out.append(c)
+    return out
+
+
+def match_sentence(sentence: str) -> Candidate | None:
+    """The first candidate of one sentence, or None."""
+    found = match_sentence_all(sentence)
+    return found[0] if found else None
 
 
 def extract(text: str, *, explain: list[Skip] | None = None) -> list[Candidate]:
@@ -81,9 +103,9 @@ def extract(text: str, *, explain: list[Skip] | None = None) -> list[Candidate]:
             if explain is not None:
                 explain.append(Skip(sentence, reason))
             continue
-        c = match_sentence(sentence)
-        if c is not None:
-            out.append(c)
+        found = match_sentence_all(sentence)
+        if found:
+            out.extend(found)
         elif explain is not None:
             explain.append(Skip(sentence, "no pattern"))
     return out

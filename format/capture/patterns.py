@@ -41,7 +41,8 @@ _IMP_ING = (
 )
 _RELATIONS = (
     r"(?:best |close |oldest |old |younger |older |little |big |baby |twin |eldest |youngest )?"
-    r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|fiance|fiancee|mom|mum|"
+    r"(?:grandad|granddad|granny|gran|nan|nana|nanna|grandparents|parents|kids|children|"
+    r"wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|fiance|fiancee|mom|mum|"
     r"mother|dad|father|sister|brother|son|daughter|grandma|grandmother|grandpa|grandfather|"
     r"aunt|uncle|cousin|niece|nephew|friend|roommate|flatmate|neighbou?r|boss|manager|"
     r"supervisor|colleague|co-?worker|assistant|dentist|doctor|gp|therapist|lawyer|attorney|"
@@ -143,7 +144,7 @@ _SARCASM = re.compile(
     r"(?i)(?:\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|yeah right|obviously|totally|as if|not!|"
     r"sure thing|oh great|great, just great|what a joy|so much fun|yay)\b|/s\b|[🙄😒😂🤣😏🙃])"
 )
-_CODE = re.compile(r"[=;{}<>`|\\]|\(\)|^\s*[$#>]|\b\w+_\w+\s*[=:(]|^\s*(?:def|class|import|from)\s")
+_CODE = re.compile(r"[=;{}<>`|\\]|\(\)|^\s*[$#>]|\b\w+_\w+\s*[=:(]|^\s*(?:def|class|import)\s+\w|^\s*from\s+[\w.]+\s+import\b")
 _FRAME = re.compile(
     r"(?i)\b(?:role-?play(?:ing)?|let'?s pretend|pretend (?:that |you|i|we)|imagine (?:that |you|"
     r"i|we)|hypothetical(?:ly)?|in (?:this|the|a|my) (?:story|game|novel|scenario|script|scene)|"
@@ -151,6 +152,24 @@ _FRAME = re.compile(
     r"as an example|for example|e\.g\.)"
 )
 _STRAIGHT_QUOTES = re.compile(r"[\"“”«»]")
+#: Reported speech without quotation marks: "..., said my teacher", "my doctor says ...",
+#: "... said no one ever", "according to my wife".
+_REPORTED_BARE = re.compile(
+    r"(?i)(?:,\s*(?:said|says|according to)\b|\bsaid no ?(?:one|body) ever\b|\baccording to\b|"
+    r"^(?:he|she|they|my [\w-]+|his [\w-]+|her [\w-]+|[A-Z][a-z]+) (?:always |keeps? |just )?"
+    r"(?:said|says|told me|tells me|thinks|reckons|claims|swears)\b)"
+)
+#: Sarcastic praise: an exclamation or an emphatic word in capitals before a verb of liking.
+_SARCASM_LOVE = re.compile(
+    r"(?:(?i:^(?:oh,? )?(?:wow|great|oh great|oh yeah|yeah|sure|gee|oh joy|fantastic|wonderful|"
+    r"brilliant|just great)\b[,!.]?\s*(?:because |cause |since |and |as )?(?:I|I'm)\b)|\b(?:LOVE|LOOOVE|ADORE|LIKE|ENJOY)\b)"
+)
+#: Questions without a question mark: an interrogative opening.
+_WH_START = re.compile(
+    r"(?i)^(?:what|what's|whats|where|where's|why|how|how's|who|who's|whose|which|"
+    r"(?:do|does|did|is|are|am|was|were|should|shall|have|has) (?:you|I|we|they|he|she|my|your|it)\b|"
+    r"any idea|any thoughts|wondering|I wonder|I was wondering)\b"
+)
 
 
 def sentence_guard(sentence: str) -> str | None:
@@ -166,8 +185,12 @@ def sentence_guard(sentence: str) -> str | None:
         return "quoted"
     if _STRAIGHT_QUOTES.search(s) and _REPORTED.search(s):
         return "reported speech"
-    if _SARCASM.search(s):
+    if _REPORTED_BARE.search(s):
+        return "reported speech"
+    if _SARCASM.search(s) or _SARCASM_LOVE.search(s):
         return "sarcasm marker"
+    if _WH_START.match(s):
+        return "question"
     if _CODE.search(s):
         return "code"
     return None
@@ -369,7 +392,7 @@ class Pattern:
 
 
 def _g(m: re.Match[str], name: str) -> str:
-    return (m.group(name) or "").strip()
+    return (m.groupdict().get(name) or "").strip()
 
 
 def _name_ok(name: str) -> bool:
@@ -465,10 +488,17 @@ def _r_neg_habit(m: re.Match[str]) -> str | None:
     return f"User {_NEG_MAP[neg]} {verb}{(' ' + x) if x else ''}"
 
 
+#: "I hate to bother you", "I prefer not to talk about it": politeness, not a taste.
+_POLITE = re.compile(
+    r"(?i)^(?:not to |not\b)?(?:to )?(?:bother|say|admit|interrupt|ask|break|disappoint|rush|nag|"
+    r"complain|tell|hear|see|talk about|discuss|answer|comment|go into|get into|share|be that)\b"
+)
+
+
 def _taste(verb_3sg: str) -> Render:
     def r(m: re.Match[str]) -> str | None:
         x = _g(m, "x")
-        if not x or _DISCOURSE.match(x):
+        if not x or _DISCOURSE.match(x) or _POLITE.match(x):
             return None
         return f"User {verb_3sg} {_rest_pronouns(x, for_assistant=False)}"
 
@@ -488,7 +518,7 @@ _DISLIKE_3SG = {
 def _r_like(m: re.Match[str]) -> str | None:
     v = _g(m, "v").lower()
     x = _g(m, "x")
-    if not x or _DISCOURSE.match(x):
+    if not x or _DISCOURSE.match(x) or _POLITE.match(x):
         return None
     verb = _LIKE_3SG.get(v, "is into")
     return f"User {verb} {_rest_pronouns(x, for_assistant=False)}"
@@ -498,15 +528,18 @@ def _r_dislike(m: re.Match[str]) -> str | None:
     v = re.sub(r"\s+", " ", _g(m, "v").lower())
     v = v.replace("i'm", "'m").replace("i am", "am")
     x = _g(m, "x")
-    if not x or _DISCOURSE.match(x):
+    if not x or _DISCOURSE.match(x) or _POLITE.match(x):
         return None
     return f"User {_DISLIKE_3SG.get(v, 'dislikes')} {_rest_pronouns(x, for_assistant=False)}"
+
+
+_VOCATIVE_CORE = re.compile(r"(?i),\s*(?:folks|guys|everyone|people|kids|y'all|all|friends|team)$")
 
 
 def _r_instruction(prefix: str = "") -> Render:
     def r(m: re.Match[str]) -> str | None:
         x = _g(m, "x")
-        if _TASK_LOCAL.search(x):
+        if _TASK_LOCAL.search(x) or _VOCATIVE_CORE.search(x):
             return None
         lead = prefix.format(**{k: (v or "").strip().lower() for k, v in m.groupdict().items()})
         return cap(for_assistant(lead + x))
@@ -519,7 +552,7 @@ def _r_from_now_on(m: re.Match[str]) -> str | None:
     x = re.sub(r"(?i)^please,?\s+", "", x)
     if not re.match(rf"(?i)(?:{IMP_VERBS}|always|never|don't|do not|stop|call me|be|keep|only)\b", x):
         return None
-    if _TASK_LOCAL.search(re.sub(r"(?i)\bfrom now on\b", "", x)):
+    if _TASK_LOCAL.search(re.sub(r"(?i)\b(?:from now on|it)\b", "", x)):
         return None
     return cap(for_assistant(x))
 
@@ -536,7 +569,8 @@ def _r_remind(m: re.Match[str]) -> str | None:
     p, x = _g(m, "p").lower() or "about", _g(m, "x")
     if _DISCOURSE.match(x) and p != "to":
         return None
-    return f"Remind the user {p} {_rest_pronouns(x, for_assistant=False)}"
+    w = _g(m, "w")
+    return f"Remind the user {p} {_rest_pronouns(x, for_assistant=False)}" + (f" ({w})" if w else "")
 
 
 _NEED_BLOCK = re.compile(
@@ -612,10 +646,20 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-_TAIL = r"(?:\s*[,(–—-]\s.*|\s*,.*)?$"
-_ADV = r"(?:(?:really|much|strongly|generally|usually|definitely|absolutely|genuinely|truly|quite|also|normally|typically|kind of|sort of) )?"
+#: What may follow a complete declaration: an aside after a comma or dash, or a new clause
+#: introduced by a conjunction ("I'm lactose intolerant so no milk please").
+_TAIL = (
+    r"(?:\s*[,(–—-]\s.*|\s*,.*|\s+(?:so|because|since|which|but|though|although|and|lol|haha|"
+    r"btw|by the way|these days|nowadays|at the moment|for (?:medical|health|religious|ethical) reasons|"
+    r"for (?:many|several|a few|\d+|two|three|four|five|ten) years|since (?:I was|birth|childhood|\d{4}))\b.*)?$"
+)
+_ADV = (
+    r"(?:(?:really|much|strongly|generally|usually|definitely|absolutely|genuinely|truly|quite|also|"
+    r"normally|typically|kind of|sort of|tend to|just|honestly|seriously|totally|especially|"
+    r"actually|always|still|personally) ){0,2}"
+)
 
-PATTERNS: tuple[Pattern, ...] = (
+_CORE: tuple[Pattern, ...] = (
     # ---- instructions (persistent, addressed to the assistant)
     Pattern("instruction.from-now-on", "instruction",
             _rx(r"(?i)(?:from now on|going forward|in (?:the )?future|moving forward|for future reference|henceforth|from here on(?: out)?),?\s+(?P<x>.{3,200})$"),
@@ -646,7 +690,7 @@ PATTERNS: tuple[Pattern, ...] = (
             "Whenever you write code for me, use Python."),
     # ---- action items
     Pattern("action.remind-me", "action_item",
-            _rx(r"(?i)(?:(?:please|can you|could you|would you|will you),?\s+)?(?:please )?remind me (?P<p>to|about|that) (?P<x>.{2,200})$"),
+            _rx(r"(?i)(?:(?:please|can you|could you|would you|will you),?\s+)?(?:please )?remind me(?P<w> (?:on \w+|tomorrow(?: morning| evening| night)?|tonight|next \w+|this \w+|at [\w:.]+|in (?:a|an|\d+|two|three|a few|a couple of) \w+|later today|every \w+))? (?P<p>to|about|that) (?P<x>.{2,200})$"),
             _r_remind, "'remind me to/about/that ...'", "Remind me to call my mom on Sunday."),
     Pattern("action.dont-let-me-forget", "action_item",
             _rx(r"(?i)(?:please )?(?:don't|do not) let me forget (?:(?P<p>to|about) )?(?P<x>.{2,200})$"),
@@ -724,10 +768,10 @@ PATTERNS: tuple[Pattern, ...] = (
             _simple("User studies {x} {p} {y}"), "'I study <subject> at <School>'",
             "I study computer science at McGill."),
     Pattern("fact.works-at", "fact",
-            _rx(r"(?i)i(?:'m| am)? (?:currently )?(?:work|working)(?: full[- ]time| part[- ]time| remotely)? (?P<p>at|for) (?!it\b|this\b|that\b|hours\b|a while\b|now\b|the moment\b|least\b)(?P<x>[^,;]{2,60}?)(?: now| these days| currently| nowadays)?" + _TAIL),
+            _rx(r"(?i)i(?:'m| am)? (?:currently )?(?:work|working)(?: full[- ]time| part[- ]time| remotely)? (?P<p>at|for) (?!it\b|this\b|that\b|hours\b|a while\b|now\b|the moment\b|least\b|my own\b|a (?:steady|slow|fast|good) pace\b|night\b|home\b)(?P<x>[^,;]{2,60}?)(?: now| these days| currently| nowadays)?" + _TAIL),
             _simple("User works {p} {x}"), "'I work at/for ...'", "I work at Acme Corp."),
     Pattern("fact.lives", "fact",
-            _rx(r"(?i)i (?:live|reside|am living|'m living|currently live) (?P<p>in|near|on|at|with|outside|close to) (?!it\b|this\b|that\b|fear\b|hope\b|denial\b|the moment\b|the past\b|the present\b|my head\b)(?P<x>[^;]{2,80}?)(?: now| these days| currently)?" + _TAIL),
+            _rx(r"(?i)i (?:live|reside|am living|'m living|currently live) (?P<p>in|near|on(?= (?:a |an |the |(?-i:[A-Z0-9])))|at|with|outside|close to) (?!it\b|this\b|that\b|fear\b|hope\b|denial\b|the moment\b|the past\b|the present\b|my head\b|the weekends?\b|the edge\b)(?P<x>[^;]{2,80}?)(?: now| these days| currently)?" + _TAIL),
             _simple("User lives {p} {x}"), "'I live in/near/with ...'", "I live in Berlin."),
     Pattern("fact.based", "fact",
             _rx(r"(?i)i(?:'m| am) (?:currently )?based (?P<p>in|out of|near) (?P<x>[^,;]{2,60})" + _TAIL),
@@ -737,7 +781,7 @@ PATTERNS: tuple[Pattern, ...] = (
             _simple("User moved to {x}"), "'I (just) moved to ...'", "I just moved to Lisbon."),
     Pattern("fact.speaks", "fact",
             _rx(r"(?i:i (?:speak|can speak))\s+(?P<x>(?:(?i:fluent|some|basic|a little|native|conversational) )?[A-Z]\w+(?:(?:,| and| or) (?:(?i:fluent|some|basic|a little) )?[A-Z]\w+)*)(?: (?i:fluently|natively|well))?" + _TAIL),
-            _simple("User speaks {x}"), "'I speak <Language>'", "I speak Portuguese and English."),
+            _simple("User speaks {x}"), "'I speak <Language>'", "I speak Klingon."),
     Pattern("fact.has", "fact",
             _rx(rf"(?i)i have (?P<x>(?:a|an|one|two|three|four|five|six|\d+) (?:[\w-]+ ){{0,2}}(?:{_PETS}|{_KIDS})(?: (?:named|called) [A-Z][\w'-]+(?: and [A-Z][\w'-]+)?)?)" + _TAIL),
             _simple("User has {x}"), "'I have a dog/two kids/...'", "I have a dog named Pepper."),
@@ -761,7 +805,7 @@ PATTERNS: tuple[Pattern, ...] = (
             _r_name("{name} is the user's {r}"), "'<Name> is my sister'", "Sarah is my sister."),
     # ---- events
     Pattern("event.my-event", "event",
-            _rx(r"(?i)my (?P<e>(?:[\w'-]+ ){0,2}(?:appointment|flight|interview|wedding|exam|surgery|operation|party|trip|vacation|holiday|check-?up|presentation|recital|graduation|court date|conference|due date|performance))(?P<d> (?:to|from|in|with) [A-Z][\w ]{1,30}?)? is (?P<v>(?:on|at|next|this|tomorrow|tonight|in|due) .{1,60})$"),
+            _rx(r"(?i)my (?P<e>(?:[\w'-]+ ){0,2}(?:appointment|flight|interview|wedding|exam|surgery|operation|party|trip|vacation|holiday|check-?up|presentation|recital|graduation|court date|conference|due date|performance)(?: home| back| out)?)(?P<d> (?:to|from|in|with) [A-Z][\w ]{1,30}?)? is (?P<v>(?:on|at|next|this|tomorrow|tonight|in|due) .{1,60})$"),
             _r_event, "'my <appointment/flight/...> is on <date>'",
             "My dentist appointment is on March 12."),
     # ---- attributes ("my X is Y", a closed list of X with value checks)
@@ -771,7 +815,7 @@ PATTERNS: tuple[Pattern, ...] = (
             "My time zone is CET."),
     # ---- preferences
     Pattern("preference.favorite", "preference",
-            _rx(r"(?i)my (?:all-time )?(?:favou?rite|fave|favourite) (?!thing\b|part\b|moment\b|kind of\b|person\b|one\b)(?P<a>[\w -]{2,30}?) (?P<are>is|are) (?P<v>[^;]{1,80}?)" + _TAIL),
+            _rx(r"(?i)my (?:all-time )?(?:favou?rite|fave|favourite) (?!thing\b|part\b|moment\b|kind of\b|person\b|one\b|line\b|quote\b|scene\b|bit\b|episode\b|answer\b|option\b|version\b|chapter\b|sentence\b|word\b)(?P<a>[\w -]{2,30}?) (?P<are>is|are) (?P<v>[^;]{1,80}?)" + _TAIL),
             _simple("User's favorite {a} {are} {v}"), "'my favorite <X> is <Y>'", "My favorite color is green."),
     Pattern("preference.prefer", "preference",
             _rx(rf"(?i)i {_ADV}prefer (?P<x>[^;]{{2,160}})$"),
@@ -795,9 +839,738 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("preference.into", "preference",
             _rx(r"(?i)i(?:'m| am) (?:really |very |super |so |quite )?(?P<v>into) (?P<x>[^;]{2,80}?)" + _TAIL),
             _r_like, "'I'm (really) into ...'", "I'm really into bouldering."),
-    Pattern("preference.call-me", "preference",
+    Pattern("instruction.call-me", "instruction",
             _rx(rf"(?i:(?:please )?call me)\s+{NAME}(?:\s*,.*|\s+(?i:instead|from now on|please|for short)\b.*)?$"),
             _r_name("User wants to be called {name}"), "'call me <Name>'", "Call me Liz."),
+)
+
+# ---------------------------------------------------------------------------------------------
+# General grammatical families (second round). They come after the specific table above and
+# generalize it: a declaration is a first-person subject ("I", "we", "my wife and I", dropped
+# subjects restored by normalize.complete), a verb or copula, and a complement checked by kind.
+
+_LANGS = (
+    r"(?:english|spanish|french|german|italian|portuguese|dutch|swedish|norwegian|danish|finnish|"
+    r"icelandic|polish|czech|slovak|hungarian|romanian|bulgarian|greek|turkish|russian|ukrainian|"
+    r"serbian|croatian|bosnian|slovenian|albanian|lithuanian|latvian|estonian|irish|welsh|gaelic|"
+    r"catalan|basque|galician|arabic|hebrew|persian|farsi|urdu|hindi|bengali|punjabi|gujarati|"
+    r"marathi|tamil|telugu|kannada|malayalam|nepali|sinhala|mandarin|cantonese|chinese|japanese|"
+    r"korean|vietnamese|thai|khmer|lao|burmese|malay|indonesian|tagalog|filipino|swahili|amharic|"
+    r"somali|yoruba|igbo|hausa|zulu|xhosa|afrikaans|esperanto|latin|sign language|asl|bsl)"
+)
+#: Role nouns that describe the user (family roles, life situations), besides jobs.
+_ROLES = (
+    r"(?:mom|mum|dad|mother|father|parent|grandmother|grandfather|grandma|grandpa|granny|"
+    r"homeowner|renter|tenant|carer|caregiver|volunteer|veteran|expat|immigrant|widow|widower|"
+    r"student|pupil|apprentice|trainee|dev|programmer|coder|medic|nurse|doctor|gp|vet|"
+    r"freelancer|contractor|consultant|retiree|pensioner|small business owner|business owner|"
+    r"shop owner|landlord|landlady|twin|only child|first-time (?:mom|mum|dad|parent)|new (?:mom|mum|dad|parent))"
+)
+_AGENTIVE = re.compile(r"(?i)^[a-z]{3,}(?:er|or|ist|ian|eer|ant|ent|man|woman|person|wright|smith)$")
+#: Agentive nouns that name a trait or a taste, not an occupation ("a worrier", "a dog lover").
+_NOT_OCCUPATIONS = {
+    "lover", "fan", "believer", "sucker", "worrier", "loser", "winner", "beginner", "learner",
+    "eater", "sleeper", "napper", "procrastinator", "overthinker", "thinker", "talker", "dreamer",
+    "perfectionist", "optimist", "pessimist", "realist", "introvert", "extrovert", "member",
+    "user", "owner", "person", "other", "brother", "sister", "mother", "father", "daughter",
+    "partner", "customer", "client", "patient", "passenger", "visitor", "stranger", "foreigner",
+    "tourist", "newcomer", "outsider", "insider", "fighter", "survivor", "warrior", "hater",
+    "cheater", "liar", "joker", "gamer", "player", "reader", "writer", "follower", "leader",
+    "gardener", "baker", "cook", "runner", "walker", "swimmer", "climber", "hiker", "biker",
+    "drinker", "smoker", "snorer", "texter", "caller", "sender", "viewer", "listener", "watcher",
+    "collector", "supporter", "subscriber", "donor", "voter", "fanatic", "enthusiast", "addict",
+    "moment", "component", "student", "parent", "assistant", "agent", "resident", "citizen",
+    "number", "center", "centre", "monster", "disaster", "character", "nightmare",
+    "idiot", "genius", "legend", "expert", "master", "pro", "amateur", "novice", "veteran",
+    "human", "woman", "man", "gentleman", "snowman", "superman", "batman", "fireman",
+}  # fmt: skip
+#: Modifiers that make "I'm a <noun>" hyperbole or a joke, not an occupation.
+_HYPERBOLE = re.compile(
+    r"(?i)\b(?:world[- ]class|professional|total|complete|huge|big|massive|serial|chronic|"
+    r"habitual|certified|self-proclaimed|proper|absolute|real|true|natural|born|bit of|bit|"
+    r"little|kind of|sort of|such|terrible|awful|bad|good|great|lousy|horrible|wannabe)\b"
+)
+_EVENT_NOUNS = (
+    r"(?:appointment|appt|interview|exam|test|surgery|operation|flight|wedding|party|trip|"
+    r"vacation|holiday|check-?up|presentation|conference|recital|graduation|reunion|concert|"
+    r"match|race|marathon|scan|procedure|hearing|court date|deadline|performance|gig|"
+    r"anniversary|birthday party|funeral|ceremony|christening|baby shower|due date|"
+    r"driving test|viva|defense|defence|review|audition|competition|tournament|shift|"
+    r"check-?in|consultation|session|class|lesson|course|seminar|workshop|retreat)"
+)
+_MONTH_WORDS = _MONTHS
+#: A day-level date: a meeting "at 4" or "in five minutes" is not an event worth a memory.
+_DAY_DATE = re.compile(
+    rf"(?i)\b(?:{_MONTH_WORDS}|{_DAYS}|tomorrow|next (?:week|month|year|weekend|{_DAYS}|spring|summer|"
+    rf"autumn|fall|winter|term|semester)|this (?:week|weekend|month|year|spring|summer|autumn|fall|"
+    rf"winter|{_DAYS})|\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}[/.]\d{{1,2}}(?:[/.]\d{{2,4}})?|"
+    rf"in (?:\d+|a|two|three|four|a few|a couple of) (?:days|weeks|months)|end of (?:the )?(?:week|month|year)|"
+    rf"(?:spring|summer|autumn|fall|winter|christmas|easter|new year)\b)"
+)
+_DAYS_PL = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
+_FREQ = (
+    rf"(?:every (?:other )?\w+(?: \w+)?|each \w+|on {_DAYS_PL}(?: and {_DAYS_PL})?|on {_DAYS}(?: and {_DAYS})? (?:mornings|evenings|nights|afternoons)|"
+    rf"on (?:weekdays|weekends|week ?nights|workdays)|at (?:the )?weekends?|at night|"
+    rf"(?:once|twice|three times|four times|\d+ times) (?:a|per|every) (?:day|week|month|year)|"
+    rf"daily|weekly|monthly|most (?:days|mornings|evenings|nights|weekends|weeks)|"
+    rf"in the (?:mornings|evenings)|(?:before|after) work|to (?:work|school|the office|uni|college)|"
+    rf"{_DAYS_PL}(?: (?:mornings?|evenings?|nights?))?)"
+)
+_HABIT_ADV = r"(?:usually|normally|generally|typically|regularly|mostly|tend to|often|try to)"
+_HABIT_BLOCK = re.compile(
+    r"(?i)^(?:forget|forgot|know|think|feel|get|end up|lose|miss|mess|screw|worry|wonder|regret|"
+    r"say|mean|find|try|seem|want|need|wish|hope|have to|love|hate|like|make mistakes|go crazy|"
+    r"fall|fail|struggle|do (?:that|this|it)|panic|cry|complain|overthink|procrastinate|guess|"
+    r"assume|believe|remember|am|was|were|had|did|went|got|made|ate|said|told|can|could|would|"
+    r"should|will|might|must|just|also|really|can't|don't|didn't|won't|never|always)\b"
+)
+_PERSIST = re.compile(
+    r"(?i)\b(?:always|never|from now on|going forward|moving forward|in (?:the )?future|by default|"
+    r"in general|as a rule|at all times|every time|each time|whenever|anymore|any more|ever again|"
+    r"no more|henceforth|from here on|for good)\b"
+)
+_OUTPUT_NOUNS = r"(?:answers?|replies|reply|responses?|messages?|summaries|summary|explanations?|emails?|texts?|code|output|tone|writing)"
+_VOCATIVE = re.compile(r"(?i),\s*(?:folks|guys|everyone|people|kids|y'all|all|friends|team)$")
+
+
+def _date_ok(text: str) -> bool:
+    return bool(_DAY_DATE.search(text))
+
+
+def _not_task(x: str, *, allow_it: bool = False) -> bool:
+    if _VOCATIVE.search(x):
+        return False
+    t = re.sub(r"(?i)\bit\b", "", x) if allow_it else x
+    t = re.sub(r"(?i)\b(?:from now on|for now on)\b", "", t)
+    return not _TASK_LOCAL.search(t) and not re.search(r"(?i)\b(?:before|above|else|anything|everything|one)\s*$", x)
+
+
+def _r_persistent(m: re.Match[str]) -> str | None:
+    """An imperative with a persistence marker ("... from now on", "... by default")."""
+    x = re.sub(r"(?i)^(?:please|just|pls),?\s+", "", _g(m, "x"))
+    if not re.match(rf"(?i)(?:{IMP_VERBS}|be|keep|stop|don't|do not|never|always|only|talk|speak|call me|default|"
+                    r"double[- ]check|avoid|go easy|cut|drop|skip|include|use)\b", x):
+        return None
+    if not _not_task(x, allow_it=True):
+        return None
+    tail = _g(m, "t")
+    return cap(for_assistant(x + (" " + tail.lower() if tail and tail.lower() not in ("from now on", "going forward", "moving forward", "henceforth") else "")))
+
+
+def _r_always_general(m: re.Match[str]) -> str | None:
+    """always/never + any verb, addressed to the assistant (mentions the user or its output)."""
+    x = _g(m, "x")
+    if not re.search(rf"(?i)\b(?:me|my|mine|I|I'm|you give me|{_OUTPUT_NOUNS})\b", x):
+        return None
+    if not _not_task(x) or _VOCATIVE.search(x):
+        return None
+    return cap(for_assistant(_g(m, "a").lower() + " " + x))
+
+
+def _r_manner(m: re.Match[str]) -> str | None:
+    x = re.sub(r"(?i)^(?:please|just),?\s+", "", m.group(0))
+    if not _not_task(x, allow_it=True):
+        return None
+    return cap(for_assistant(x))
+
+
+def _r_output_style(m: re.Match[str]) -> str | None:
+    o, x = _g(m, "o").lower(), _g(m, "x")
+    if not _not_task(x):
+        return None
+    x = re.sub(r"(?i),?\s*please$", "", x)
+    return f"Keep {o} {x}"
+
+
+def _r_no_more(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if not x or _DISCOURSE.match(x) or re.match(r"(?i)^(?:worries|problem|way|idea|thanks|clue|need|rush|pressure|more)\b", x):
+        return None
+    return f"No {x}" + (f" in {_g(m, 'o').lower()}" if _g(m, "o") else "")
+
+
+def _r_contrast(m: re.Match[str]) -> str | None:
+    a, b = _g(m, "a"), _g(m, "b")
+    if not _not_task(a) or not _not_task(b) or _DISCOURSE.match(a):
+        return None
+    return f"{cap(_g(m, 'v'))} {a}, not {b}"
+
+
+def _r_whenever_i(m: re.Match[str]) -> str | None:
+    c, x = _g(m, "c"), re.sub(r"(?i)^please,?\s+", "", _g(m, "x"))
+    if not _not_task(c) or not _not_task(x):
+        return None
+    return cap(for_assistant(f"Whenever the user {_conj_first(_rest_pronouns(c, for_assistant=False))}, {x}"))
+
+
+def _r_want_you(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if not (_PERSIST.search(x) or re.match(r"(?i)be (?:more|less|a bit more|a bit less) ", x)):
+        return None
+    if not _not_task(x):
+        return None
+    return cap(for_assistant(x))
+
+
+def _r_remember_always(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if not _not_task(x):
+        return None
+    return cap(for_assistant(f"{_g(m, 'a').lower()} {x}"))
+
+
+def _r_plan(m: re.Match[str]) -> str | None:
+    v, x = _g(m, "v").lower(), _g(m, "x")
+    if _DISCOURSE.match(x) or re.match(r"(?i)^(?:be|do|say|try|have|get|see|think|go|stop|leave|ask|tell|check|figure|sleep|rest|pee|eat|cry|scream|lose it|wing it)\b(?! to)", x):
+        return None
+    if v in ("going", "hoping", "trying", "want", "would like", "'d like") and not (_date_ok(x) or re.search(r"(?i)\b(?:by|before) (?:the|my|our|next|this|end)\b", x)):
+        return None
+    if not _not_task(x):
+        return None
+    verb = {"going": "is going to", "hoping": "hopes to", "trying": "is trying to", "want": "wants to",
+            "would like": "would like to", "'d like": "would like to", "plan": "plans to", "intend": "intends to",
+            "planning": "plans to", "aiming": "aims to", "intending": "intends to"}.get(v, "plans to")  # fmt: skip
+    x = re.sub(r"(?i)^(\w+)ing\b", lambda mm: mm.group(1), x) if _g(m, "on") else x
+    return f"User {verb} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_goal(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if not _not_task(x) or _NEED_BLOCK.match(x):
+        return None
+    return f"User's {_g(m, 'g').lower()} is to {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_event_have(m: re.Match[str]) -> str | None:
+    e, v = _g(m, "e"), _g(m, "v")
+    if not _date_ok(v):
+        return None
+    return f"User has {_rest_pronouns(e, for_assistant=False)} {_rest_pronouns(v, for_assistant=False)}"
+
+
+def _r_travel(m: re.Match[str]) -> str | None:
+    if not _date_ok(_g(m, "v")):
+        return None
+    who = "User is" if _g(m, "s").lower().startswith("i") else "User and family are"
+    return f"{who} {_g(m, 'g').lower()} to {_g(m, 'x')} {_g(m, 'v')}"
+
+
+def _r_my_event_verb(m: re.Match[str]) -> str | None:
+    v = _g(m, "v")
+    if not _date_ok(v):
+        return None
+    return f"User's {_g(m, 'e').lower()} {_g(m, 'w').lower()} {v}"
+
+
+def _r_age(m: re.Match[str]) -> str | None:
+    n = int(_g(m, "x"))
+    if not 1 <= n <= 120:
+        return None
+    return f"User is {n} years old"
+
+
+def _r_will_be(m: re.Match[str]) -> str | None:
+    n = int(_g(m, "x"))
+    if not 1 <= n <= 120:
+        return None
+    return f"User will be {n} {_g(m, 'w')}"
+
+
+def _r_turned(m: re.Match[str]) -> str | None:
+    n = int(_g(m, "x"))
+    if not 1 <= n <= 120:
+        return None
+    return f"User turned {n}{(' ' + _g(m, 'w')) if _g(m, 'w') else ''}"
+
+
+_NOT_NAME_WORDS = {
+    "sorry", "fine", "good", "ok", "okay", "here", "back", "done", "sure", "not", "so", "just",
+    "ready", "in", "out", "on", "off", "home", "away", "busy", "tired", "happy", "sad", "glad",
+    "english", "american", "british", "online", "free", "new", "late", "early", "still", "also",
+    "excited", "afraid", "aware", "alive", "alone", "confused", "curious", "lost", "stuck",
+    "hungry", "thirsty", "bored", "sick", "ill", "well", "cold", "hot", "feeling", "going",
+    "trying", "looking", "working", "getting", "thinking", "wondering", "god", "dead",
+}  # fmt: skip
+_DEMONYM = re.compile(r"(?i)(?:ish|ese|ian|ean|ani|i|ic|ch|an|ese|ine|iot|ite|er|ic|catholic|christian|muslim|jewish|hindu|buddhist|sikh|atheist|agnostic)$")
+
+
+def _r_im_name(m: re.Match[str]) -> str | None:
+    name = _g(m, "name")
+    first = name.split()[0].rstrip(".").lower()
+    if first in _NOT_NAMES or first in _NOT_NAME_WORDS or len(first) < 2:
+        return None
+    if len(name.split()) == 1 and _DEMONYM.search(name) and len(name) > 5:
+        return f"User is {name}"
+    return f"User's name is {name}"
+
+
+def _r_lower_name(m: re.Match[str]) -> str | None:
+    name = _g(m, "name")
+    if name.lower() in _NOT_NAMES or name.lower() in _NOT_NAME_WORDS or name.lower() in (
+        "mud", "legion", "nobody", "irrelevant", "important", "unknown", "private", "secret", "weird", "long", "short", "common", "rare",
+    ):
+        return None
+    return f"User's name is {name[:1].upper() + name[1:]}"
+
+
+def _r_job2(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    words = re.sub(r"(?i)\b(?:at|for|in|on|with|from|by)\b.*$", "", x).split()
+    if not words:
+        return None
+    head = words[-1].lower().rstrip("s") if words[-1].lower() not in ("physics", "maths") else words[-1].lower()
+    known = re.fullmatch(rf"(?i){_JOBS}|{_ROLES}", head) or re.search(rf"(?i)\b(?:{_JOBS}|{_ROLES})$", " ".join(words))
+    if not known and (head in _NOT_OCCUPATIONS or not _AGENTIVE.match(head) or _HYPERBOLE.search(" ".join(words))):
+        return None
+    article = _g(m, "art")
+    return f"User is {article} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_rel_appos(m: re.Match[str]) -> str | None:
+    name, x = _g(m, "name"), _g(m, "x")
+    if not _name_ok(name) or name.lower() in _NOT_NAME_WORDS:
+        return None
+    if re.match(r"(?i)(?:is|'s) (?:so|such|the|a bit|being|really|very|always|driving|getting|going|acting|not)\b", x):
+        return None
+    if re.match(r"(?i)(?:is|'s) (?!an? |\d|called|named|turning|from|in|at|based|married|engaged|pregnant|retired)", x):
+        return None
+    return f"User's {_g(m, 'r').lower()} {name} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_rel_fact(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if _DISCOURSE.match(x) or re.match(r"(?i)(?:it|this|that|a bit|the moment|the past|denial|hope|fear)\b", x):
+        return None
+    return f"User's {_g(m, 'r').lower()} {_g(m, 'v').lower()} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_rel_age(m: re.Match[str]) -> str | None:
+    n = int(_g(m, "n"))
+    if not 0 <= n <= 120:
+        return None
+    return f"User's {_g(m, 'r').lower()} is {n} years old"
+
+
+def _r_rel_job(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    words = re.sub(r"(?i)\b(?:at|for|in|on|with|from|by)\b.*$", "", x).split()
+    if not words or not re.search(rf"(?i)\b(?:{_JOBS})s?$", " ".join(words)):
+        return None
+    return f"User's {_g(m, 'r').lower()} is {_g(m, 'art')} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_plural_names(m: re.Match[str]) -> str | None:
+    names = re.split(r",\s*|\s+(?:and|&)\s+", _g(m, "n"))
+    if len(names) < 2 or not all(_name_ok(n) and n.lower() not in _NOT_NAME_WORDS for n in names):
+        return None
+    return f"User's {_g(m, 'r').lower()} are {_g(m, 'n')}"
+
+
+def _r_name_is_my(m: re.Match[str]) -> str | None:
+    name = _g(m, "name")
+    if not _name_ok(name) or name.lower() in ("that", "it", "he", "she", "who", "what", "there", "here"):
+        return None
+    return f"{name} is the user's {_g(m, 'r').lower()}"
+
+
+def _r_from2(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?i)(?:the (?![A-Z])|here|there|around|work|school|home|another|my|this|that|it|nowhere|everywhere|out|far|all over|somewhere|the future|the past|a (?!(?:\w+ ){0,2}(?:town|village|city|island|farm|suburb|country|family|place)\b))", x):
+        return None
+    if not re.search(r"[A-Z]", x) and not x.islower():
+        return None
+    return f"User is from {x}"
+
+
+def _r_place(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?i)(?:it|this|that|the moment|the past|the present|my head|denial|hope|fear|coffee|love|trouble|a (?:meeting|rush|hurry|mood)|the (?:car|office|shower|bath|meeting|middle))\b", x):
+        return None
+    return f"User {_g(m, 'v').lower()} {_g(m, 'p').lower()} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_live2(m: re.Match[str]) -> str | None:
+    p, x = _g(m, "p").lower(), _g(m, "x")
+    if p in ("alone", "by myself", "on my own"):
+        return "User lives alone"
+    if p == "on" and not re.match(r"(?:a |an |the |[A-Z0-9])", x):
+        return None
+    if re.match(r"(?i)(?:it|this|that|fear|hope|denial|the moment|the past|the present|my head|the weekends?|coffee|for)\b", x):
+        return None
+    who = "User" if _g(m, "s").lower() in ("i",) else "User (with household)"
+    return f"{who} lives {p} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_moved2(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?i)(?:the (?:other|next|new|same)|a (?:new|different|better|bigger|smaller) (?:folder|file|place|desk|spot|room|team|seat)|it|this|that|another)\b", x):
+        return None
+    return f"User moved to {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_work2(m: re.Match[str]) -> str | None:
+    p, x = _g(m, "p").lower(), _g(m, "x")
+    if re.match(r"(?i)(?:it|this|that|my own pace|a (?:minute|second|bit|while|moment)|the moment|progress|peace|silence|pairs?|teams|bursts|sprints|the (?:morning|evening|night)s?|hours|least|home office)\b", x):
+        return None
+    if p == "in" and re.match(r"(?i)(?:the (?:morning|afternoon|evening)|a (?:team|group)|an? (?:hour|minute))", x):
+        return None
+    return f"User works {p} {_rest_pronouns(x, for_assistant=False)}".replace("works as ", "works as ")
+
+
+def _r_started(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if not re.match(r"[A-Z0-9]|(?i:the [A-Z]|a new job|a job|an? (?:\w+ ){0,2}(?:company|startup|firm|school|hospital|bank|agency))", x):
+        return None
+    return f"User {_g(m, 'v').lower()} {_g(m, 'p').lower()} {_rest_pronouns(x, for_assistant=False)}".replace("  ", " ")
+
+
+def _r_habit(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if _HABIT_BLOCK.match(x) or re.match(r"(?i)^\w+ed\b|^\w+ (?:best|better|worse|well|hard|fast|slowly|badly)\b|^(?:meant|thought|knew|did|was|were|had|saw|told|felt)\b", x) or re.match(rf"(?i)^(?:{'|'.join(sorted(_PAST))})\b", x):
+        return None
+    if re.search(r"(?i)\b(?:today|tonight|yesterday|right now|this morning|this afternoon|this evening|last \w+)\b", x):
+        return None
+    return user_clause("I " + _g(m, "a") + " " + x if _g(m, "a") else "I " + x)
+
+
+def _r_taste2(verb: str) -> Render:
+    def r(m: re.Match[str]) -> str | None:
+        x = _g(m, "x")
+        if not x or _DISCOURSE.match(x) or _POLITE.match(x) or re.match(r"(?i)^(?:to be\b|when|how|what|it|this|that)\b", x):
+            return None
+        return f"User {verb.format(**{k: (v or '').strip().lower() for k, v in m.groupdict().items()})} {_rest_pronouns(x, for_assistant=False)}"
+
+    return r
+
+
+def _r_fav_inverted(m: re.Match[str]) -> str | None:
+    v, a = _g(m, "v"), _g(m, "a")
+    if re.match(r"(?i)(?:this|that|it|these|those|here|there|he|she|they|mine|yours|which|what)\b", v):
+        return None
+    kind = _g(m, "k").lower().replace("fave", "favorite").replace("favourite", "favorite")
+    return f"User's {kind}{(' ' + a.lower()) if a else ''} is {v}"
+
+
+def _r_rather2(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?i)(?:not|go with|have the|use the|do that|do this|take the (?:first|second|other|latter|former)|see|keep it|skip it|leave it)\b", x) or not _not_task(x) or re.search(r"(?i)\boption\b", x):
+        return None
+    return f"User would rather {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_dont_have(m: re.Match[str]) -> str | None:
+    return f"User doesn't have {_g(m, 'x')}"
+
+
+def _r_contact_self(m: re.Match[str]) -> str | None:
+    v = _g(m, "v")
+    if _EMAIL_RE.match(v):
+        return f"User's email is {v}"
+    if len(re.sub(r"\D", "", v)) >= 7 and re.fullmatch(r"[+\d\s().-]+", v):
+        return f"User's phone number is {v}"
+    return None
+
+
+def _r_simple_user(template: str) -> Render:
+    return _simple(template)
+
+
+_GENERAL: tuple[Pattern, ...] = (
+    # ---- instructions
+    Pattern("instruction.remember-always", "instruction",
+            _rx(r"(?i)(?:please )?(?:remember|make sure|be sure|try) to (?P<a>always|never) (?P<x>.{2,200})$"),
+            _r_remember_always, "'remember to always/never ...'", "Remember to always use my work calendar."),
+    Pattern("instruction.persistent", "instruction",
+            _rx(r"(?i)(?:please,? )?(?P<x>(?!I\b|I'm\b|we\b|my\b|it\b|things\b|everything\b|that\b|this\b).{3,200}?),? (?P<t>from now on|going forward|moving forward|in (?:the )?future|by default|in general|as a rule|at all times|henceforth|from here on(?: out)?|for good|every time|each time|for (?:anything|everything|all|any) [\w -]{2,40})(?:,? please)?$"),
+            _r_persistent, "an imperative ending with 'from now on', 'by default', 'in general'...",
+            "Answer in French by default."),
+    Pattern("instruction.always-general", "instruction",
+            _rx(r"(?i)(?:please )?(?P<a>always|never) (?P<x>(?!been\b|was\b|had\b|knew\b|thought\b|forget|know|ever\b|mind\b|again\b|say never)[a-z][\w-]*\b.{2,200})$"),
+            _r_always_general, "'always/never' + any verb, when it mentions the user or the assistant's output",
+            "Always double check the dates you give me."),
+    Pattern("instruction.manner", "instruction",
+            _rx(r"(?i)(?:please |just )?(?:be (?:more |less |a bit more |a bit less |really |very |totally )?[a-z-]{3,20}(?: and [a-z-]{3,20})? with me|(?:talk|speak|write|reply|respond) to me (?:like|as if|as though|as) .{2,80}|(?:don't|do not|never) (?:\w+ ){1,2}(?:things |stuff |anything )?with me|go easy on me(?: with .{2,40})?)(?:,.{0,60})?$"),
+            _r_manner, "'be blunt with me', 'talk to me like ...', 'don't sugarcoat things with me'",
+            "Be blunt with me."),
+    Pattern("instruction.output-style", "instruction",
+            _rx(rf"(?i)(?:please )?(?:keep|make) (?:your |all your |the |all )?(?P<o>{_OUTPUT_NOUNS}) (?P<x>(?:short|brief|concise|simple|casual|formal|friendly|polite|professional|clear|plain|under|below|to|in|as|more|less|a bit|really|very|super|nice|neutral)\b.{{0,60}})$"),
+            _r_output_style, "'keep (your) answers short', 'make your replies more formal'",
+            "Keep your answers short."),
+    Pattern("instruction.no-more", "instruction",
+            _rx(rf"(?i)(?:please,? )?no (?:more (?P<x>[\w' -]{{2,40}}?)|(?P<y>[\w' -]{{2,40}}?) in (?P<o>your {_OUTPUT_NOUNS}|your {_OUTPUT_NOUNS}))(?:,? please)?(?:,.{{0,40}})?$"),
+            lambda m: _r_no_more(m) if _g(m, "x") else (f"No {_g(m, 'y')} in {_g(m, 'o').lower()}" if _g(m, "y") and not _DISCOURSE.match(_g(m, "y")) else None),
+            "'no more emojis', 'no bullet points in your answers'", "No more emojis, please."),
+    Pattern("instruction.contrast", "instruction",
+            _rx(r"(?i)(?:please )?(?P<v>use|answer in|reply in|respond in|write in|speak|talk in|give me|show|quote|measure in|default to) (?P<a>[^,]{2,40}?),? (?:not|instead of|rather than|over) (?P<b>[^,]{2,40})$"),
+            _r_contrast, "'use Celsius, not Fahrenheit', 'answer in English instead of Spanish'",
+            "Use Celsius, not Fahrenheit."),
+    Pattern("instruction.default-to", "instruction",
+            _rx(r"(?i)(?:please )?(?:always )?default to (?P<x>.{2,80})$"),
+            lambda m: f"Default to {_rest_pronouns(_g(m, 'x'), for_assistant=True)}" if _not_task(_g(m, "x")) else None,
+            "'default to ...'", "Default to 24h time for me."),
+    Pattern("instruction.whenever-i", "instruction",
+            _rx(rf"(?i)(?:whenever|every time|each time|any ?time) I (?P<c>[^,]{{2,80}}),\s*(?P<x>(?:please )?(?:{_IMP}|don't|do not|never|always|remind)\b.{{2,200}})$"),
+            _r_whenever_i, "'whenever I <do X>, <instruction>'",
+            "Whenever I ask for a recipe, give me the vegetarian version."),
+    Pattern("instruction.want-you2", "instruction",
+            _rx(r"(?i)I(?:'d like| would like| want| need|'d prefer| would prefer| prefer) (?:for )?you to (?P<x>.{2,200})$"),
+            _r_want_you, "'I'd like you to be more concise in general' (a persistent request)",
+            "I'd like you to be more concise in general."),
+    Pattern("instruction.address-me", "instruction",
+            _rx(rf"(?i:(?:please |you can |just |you may )*(?:address me as|refer to me as|you can call me|just call me))\s+{NAME}(?:\s*,.*|\s+(?i:instead|from now on|please|for short)\b.*)?$"),
+            _r_name("Call the user {name}"), "'address me as <Name>', 'just call me <Name>'",
+            "Please address me as Dr. Patel."),
+    # ---- action items and plans
+    Pattern("action.put-on-list", "action_item",
+            _rx(r"(?i)(?:please )?(?:put|stick|write|pop) (?P<x>.{2,100}?) (?:on|in|onto) (?:my|the|our) (?P<l>shopping|grocery|groceries|to-?do|todo|task|reading|watch|packing|bucket|wish) list$"),
+            _r_list, "'put X on my to-do list'", "Put milk on my shopping list."),
+    Pattern("action.plan", "action_item",
+            _rx(r"(?i)I(?:'m| am) (?:also |really |still |seriously )?(?P<v>planning|hoping|going|aiming|intending|trying) (?:to|(?P<on>on)) (?P<x>.{3,200})$"),
+            _r_plan, "'I'm planning to/on ...', 'I'm going/hoping to ... <when>'",
+            "I'm planning to run a half marathon in October."),
+    Pattern("action.plan-to", "action_item",
+            _rx(r"(?i)I (?:also |really |still )?(?P<v>plan|intend|want|would like|'d like) to (?P<x>.{3,200})$"),
+            _r_plan, "'I plan/intend to ...', 'I want to ... by <when>'",
+            "I want to lose 5 kilos before the wedding."),
+    Pattern("action.goal", "action_item",
+            _rx(r"(?i)(?:my|our) (?:main |big |new |current |long-term |short-term |new year'?s? )?(?P<g>goal|aim|resolution|target|ambition|dream) (?:for (?:this|next) (?:year|month)|this year)? ?is to (?P<x>.{3,200})$"),
+            _r_goal, "'my goal is to ...'", "My goal is to save 10k by the end of the year."),
+    # ---- events
+    Pattern("event.have", "event",
+            _rx(rf"(?i)(?:I|we)(?: have|'ve got| have got| got) (?:a |an |my |our |the )?(?P<e>(?:[\w'-]+ ){{0,3}}{_EVENT_NOUNS}s?(?: (?:with|at|in|for) [\w' ]{{2,30}}?)?) (?P<v>(?:on|at|next|this|tomorrow|in|coming up|due|the|tonight|early|late|first|later) .{{1,60}})$"),
+            _r_event_have, "'I have a job interview on Monday' (a day-level date)",
+            "I have a job interview on Monday morning."),
+    Pattern("event.having", "event",
+            _rx(rf"(?i)I(?:'m| am) (?:having|getting|taking|sitting|doing|attending|going to) (?P<e>(?:(?:a|an|my|the) )?(?:[\w'-]+ ){{0,3}}{_EVENT_NOUNS}s?(?: on my [\w ]{{2,20}}?)?) (?P<v>(?:on|next|this|tomorrow|in|at the end|the) .{{1,60}})$"),
+            lambda m: f"User is having {_rest_pronouns(_g(m, 'e'), for_assistant=False)} {_g(m, 'v')}" if _date_ok(_g(m, "v")) else None,
+            "'I'm having surgery next month'", "I'm having surgery on my knee next month."),
+    Pattern("event.travel", "event",
+            _rx(r"(?i)(?P<s>I'm|I am|we're|we are) (?P<g>going|flying|travel?ling|heading|driving|leaving|off|moving|sailing) (?:to|for) (?P<x>[A-Za-z][\w' -]{1,40}?) (?P<v>(?:on|next|this|tomorrow|in|at the end|the|for) .{1,60})$"),
+            _r_travel, "'I'm flying to Berlin on the 3rd of March'", "I'm flying to Berlin on the 3rd of March."),
+    Pattern("event.my-event-verb", "event",
+            _rx(rf"(?i)(?:my|our) (?P<e>(?:[\w'-]+ ){{0,3}}{_EVENT_NOUNS}(?: (?:to|from|in|with) [A-Za-z][\w ]{{1,30}}?)?) (?P<w>is|leaves|departs|starts|begins|lands|takes off|is scheduled for|was moved to|got moved to) (?P<v>.{{2,60}})$"),
+            _r_my_event_verb, "'my flight to Rome leaves Friday at 7am', 'our anniversary is June 12'",
+            "Our wedding anniversary is June 12."),
+    # ---- contacts
+    Pattern("contact.relation-appositive", "contact",
+            _rx(rf"(?i:(?:my|our) (?P<r>{_RELATIONS}))\s+(?P<name>[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)?)\s+(?P<x>(?i:is|'s|just turned|turned|is turning|turns|lives|works|moved|was born|goes to|studies|is studying|has|got married|is getting married|is getting|just started|started)\b.{{1,80}})$"),
+            _r_rel_appos, "'my son Tom is 7', 'my partner Alex works as a chef'", "My son Tom is 7."),
+    Pattern("contact.relation-called", "contact",
+            _rx(rf"(?i:(?:my|our) (?P<r>{_RELATIONS})(?:'?s names?(?:'s| is)| is called| is named|'s called|'s named| goes by))\s+{NAME}{_TAIL}"),
+            _r_name("User's {r} is named {name}"), "'my wife is called Maria', 'our nanny's name is Rosa'",
+            "My wife is called Maria."),
+    Pattern("contact.relation-lowercase-name", "contact",
+            _rx(rf"(?i)(?:my|our) (?P<r>{_RELATIONS})'?s? name(?:'s| is) (?P<name>[a-z][a-z'-]+)$"),
+            lambda m: f"User's {_g(m, 'r').lower()} is named {_g(m, 'name').capitalize()}" if _g(m, "name").lower() not in _NOT_NAMES | _NOT_NAME_WORDS else None,
+            "'my sister's name is jo' (lowercase)", "my brother's name is sam"),
+    Pattern("contact.relation-age", "contact",
+            _rx(rf"(?i)(?:my|our) (?P<r>{_RELATIONS}) (?:is|'s|just turned|turned) (?P<n>\d{{1,3}})(?: years old| yrs old| months old)?(?:\s*,.*|\s+(?:now|this year|and)\b.*)?$"),
+            _r_rel_age, "'my grandad is 91'", "My grandad is 91."),
+    Pattern("contact.relation-place", "contact",
+            _rx(rf"(?i)(?:my|our) (?P<r>{_RELATIONS}) (?:(?:still|now|currently|also) )?(?P<v>lives|works|is based|studies|moved|is studying|is working) (?P<x>(?:in|at|for|near|as|to|with) .{{2,80}})$"),
+            _r_rel_fact, "'my mum lives in Cardiff', 'my partner works at ...'", "My mum lives in Cardiff."),
+    Pattern("contact.relation-job", "contact",
+            _rx(rf"(?i)(?:my|our) (?P<r>{_RELATIONS}) (?:is|'s) (?P<art>an?) (?P<x>(?:[\w-]+ ){{0,3}}[\w-]+(?: (?:at|for|in) [^,;]{{2,60}})?){_TAIL}"),
+            _r_rel_job, "'my husband is a chef'", "My husband is a chef."),
+    Pattern("contact.plural-names", "contact",
+            _rx(r"(?i:(?:my|our) (?P<r>kids|children|sons|daughters|parents|sisters|brothers|twins|grandkids|grandchildren|siblings|cats|dogs) are (?:called |named )?)(?P<n>[A-Z][a-z'-]+(?:(?:, | and | & )[A-Z][a-z'-]+)+)" + _TAIL),
+            _r_plural_names, "'my kids are Ella and Finn'", "My kids are Ella and Finn."),
+    Pattern("contact.name-is-my", "contact",
+            _rx(rf"(?P<name>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?:'s| is) (?i:my|our) (?P<r>{_RELATIONS})$"),
+            _r_name_is_my, "'Paul's my brother'", "Paul's my brother."),
+    # ---- identity
+    Pattern("fact.name2", "fact",
+            _rx(rf"(?i:(?:my |the )?name(?:'s| is))\s+{NAME}{_TAIL}"),
+            _r_name("User's name is {name}"), "'name's <Name>'", "Name's Bo."),
+    Pattern("fact.name-lowercase", "fact",
+            _rx(r"(?i)(?:my |the )?name(?:'s| is) (?P<name>[a-z][a-z'-]{1,20})(?:\s*,.*)?$"),
+            _r_lower_name, "'my name is jake' (lowercase)", "my name is jake"),
+    Pattern("fact.age2", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:only |just |almost |nearly |now )?(?P<x>\d{1,3})(?: years old| yrs old| years young| yo| y/o| y\.o\.)?(?:\s*,.*|\s+(?:now|this year|and|btw|next)\b.*)?$"),
+            _r_age, "'I'm 52', 'im 41 and a mother of three'", "I'm 52."),
+    Pattern("fact.will-be", "fact",
+            _rx(r"(?i)I(?:'ll| will) be (?P<x>\d{1,3})(?: years old)? (?P<w>(?:in|on|next|this) .{2,40})$"),
+            _r_will_be, "'I'll be 65 in March'", "I'll be 65 in March."),
+    Pattern("fact.turned", "fact",
+            _rx(r"(?i)I (?:just |recently |finally )?turned (?P<x>\d{1,3})(?: years old)?(?: (?P<w>(?:last|this|in|on|yesterday|today)\b[^,]{0,30}))?(?:\s*,.*)?$"),
+            _r_turned, "'I just turned 30'", "I just turned 30 last week."),
+    Pattern("fact.height", "fact",
+            _rx(r"(?i)I(?:'m| am) (?P<x>\d(?:'| ?ft| ?foot| ?feet)\s?\d{0,2}(?:\"| ?in(?:ches)?)?|[12][.,]\d{1,2} ?m|1\d\d ?cm)(?: tall)?$"),
+            _simple("User is {x} tall"), "'I'm 6 foot 2'", "I'm 6 foot 2."),
+    Pattern("fact.birthday2", "fact",
+            _rx(r"(?i)(?:my )?(?:birthday|bday|b-day|date of birth|dob)(?:'s| is) (?:on )?(?P<v>.{3,40})$"),
+            _r_birthday, "'my birthday's the 9th of November'", "My birthday's the 9th of November."),
+    Pattern("fact.born-on", "fact",
+            _rx(rf"(?i)(?:I was )?born (?:on )?(?P<v>(?:{_MONTHS}|\d{{1,2}}(?:st|nd|rd|th)?) .{{1,30}})$"),
+            lambda m: f"User was born on {_g(m, 'v')}" if _DAY_DATE.search(_g(m, "v")) else None,
+            "'born August 10th'", "Born August 10th."),
+    Pattern("fact.im-a-proper", "fact",
+            _rx(r"I(?:'m| am) an? (?P<x>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:\s*,.*)?$"),
+            lambda m: None if _g(m, "x").split()[-1].lower() in ("fan", "lover", "person") else f"User is a {_g(m, 'x')}",
+            "'I'm a Leo', 'I'm a Londoner'", "I'm a Leo."),
+    Pattern("fact.im-name", "fact",
+            _rx(r"I(?:'m| am) (?P<name>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?:\s*,.*|\s+(?:by the way|btw|here|and)\b.*)?$"),
+            _r_im_name, "'I'm <Name>' (a capitalized word that is not an adjective)", "I'm Hana, by the way."),
+    # ---- places
+    Pattern("fact.lives2", "fact",
+            _rx(r"(?i)(?P<s>I|we) (?:currently |still |now |also |both |all |just |actually )?(?:live|reside|are living|am living|'re living|'m living) (?:(?:just|right|somewhere|mostly|currently) )?(?P<p>in|near|on|at|with|outside|close to|by|alone|by myself|on my own)(?P<x>(?: .{2,80}?)?)(?: now| these days| currently)?" + _TAIL),
+            _r_live2, "'we live just outside Denver', 'I live alone'", "We live just outside Denver."),
+    Pattern("fact.place-copula", "fact",
+            _rx(r"(?i)(?:I(?:'m| am)|we(?:'re| are)) (?:currently |now |also )?(?P<v>based|located|living|settled|staying long-term) (?P<p>in|out of|near|outside|on) (?P<x>[^,;]{2,60})" + _TAIL),
+            _r_place, "'we're based out of Manchester'", "We're based out of Manchester."),
+    Pattern("fact.in-place", "fact",
+            _rx(r"I(?:'m| am) (?:in|over in|down in|up in|out in) (?P<x>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})(?:\s*,.*)?$"),
+            lambda m: f"User is in {_g(m, 'x')}", "'I'm in Melbourne, ...' (a capitalized place)",
+            "I'm in Melbourne."),
+    Pattern("fact.home-place", "fact",
+            _rx(r"(?i)(?:my|our) (?P<h>house|home|flat|apartment|place|office|farm|cottage|family home) is (?P<p>in|near|on|outside|just outside|close to|right by) (?P<x>[^;]{2,80})$"),
+            lambda m: f"User's {_g(m, 'h').lower()} is {_g(m, 'p').lower()} {_g(m, 'x')}", "'our house is in Surrey'",
+            "Our house is in Surrey."),
+    Pattern("fact.moved2", "fact",
+            _rx(r"(?i)(?:I|we) (?:just |recently |finally |have |'ve |have just |'ve just |already )*(?:moved|relocated|moved back|moved over|emigrated) (?:here )?to (?P<x>[^,;]{2,80}?)(?: (?:last|this|in|a few|two|three|\d+) [\w ]{1,20}?(?: ago)?)?(?: for [\w ]{2,30})?(?: from [^,;]{2,40})?" + _TAIL),
+            _r_moved2, "'I recently relocated to Dubai', 'just moved to seattle'", "I recently relocated to Dubai."),
+    Pattern("fact.from2", "fact",
+            _rx(r"(?i)I(?:'m| am| come) (?:originally |actually |also )?from (?P<x>[^,;]{2,60}?)(?: originally)?" + _TAIL),
+            _r_from2, "'im from brazil originally', 'I'm originally from a small town in Wales'",
+            "I'm originally from a small town in Wales."),
+    Pattern("fact.grew-up", "fact",
+            _rx(r"(?i)I (?:grew up|was raised|was brought up|spent my childhood) (?P<p>in|on|near|outside|around|between) (?P<x>[^;]{2,80}?)" + _TAIL),
+            lambda m: f"User grew up {_g(m, 'p').lower()} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I grew up in Cork'", "I grew up in Cork."),
+    Pattern("fact.used-to", "fact",
+            _rx(r"(?i)I used to (?P<v>live|work|study|teach) (?P<p>in|at|for|near|as) (?P<x>[^;]{2,80}?)" + _TAIL),
+            lambda m: None if re.match(r"(?i)(?:it|this|that|home)\b", _g(m, "x")) else f"User used to {_g(m, 'v').lower()} {_g(m, 'p').lower()} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I used to live in Tokyo' (a past residence or job, in the past tense)", "I used to live in Tokyo."),
+    # ---- work and study
+    Pattern("fact.employed", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:currently |now |also )?(?:employed|working|a (?:\w+ )?contractor|contracting) (?P<p>at|by|for|with) (?P<x>[^;]{2,60}?)" + _TAIL),
+            lambda m: None if re.match(r"(?i)(?:it|this|that|the moment|home)\b", _g(m, "x")) else f"User is employed {_g(m, 'p').lower()} {_g(m, 'x')}",
+            "'I'm employed at ...'", "I'm employed at Deloitte."),
+    Pattern("fact.work2", "fact",
+            _rx(r"(?i)I (?:currently |mainly |mostly |still |now |also |actually )?work(?: (?:[\w-]+ ){0,3}?(?:shifts?|nights|days|weekends|hours|hour days|hour weeks))?(?: full[- ]time| part[- ]time| remotely| freelance)? (?P<p>as|at|for|in|from home|remotely|with)(?P<x>(?: [^;]{2,80}?)?)" + _TAIL),
+            _r_work2, "'I work in HR', 'I work night shifts at the hospital', 'I work remotely for ...'",
+            "I work in HR."),
+    Pattern("fact.started", "fact",
+            _rx(r"(?i)I(?:'ve)? (?:just |recently |finally )?(?P<v>started|joined|got a job|landed a job|started a new job|started working|began working|got hired) (?P<p>at|with|for|)(?P<x> ?[^;]{2,60}?)(?: as (?:an? )?[^,;]{2,40})?(?: (?:last|this|in) \w+)?" + _TAIL),
+            _r_started, "'I just started at Stripe', 'I joined Google as ...'", "I just started at Stripe."),
+    Pattern("fact.job2", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:also |now |currently |actually |just )?(?P<art>an?) (?P<x>(?:[\w-]+ ){0,4}?[\w-]+(?: of (?:\d+|one|two|three|four|five|six|twins))?(?: (?:at|for|in|with|from) [^,;]{2,60}?)?)(?: by (?:training|trade|profession|day))?" + _TAIL),
+            _r_job2, "'I'm a <noun>' where the noun is a job or role (lexicon or -er/-ist/-ian... with exclusions)",
+            "I'm a welder."),
+    Pattern("fact.verb-job", "fact",
+            _rx(r"(?i)I (?:also )?(?P<v>teach|run|own|manage|lead|coach|head|co-own|founded|co-founded|freelance as|volunteer at|volunteer as|volunteer for) (?P<x>(?!it\b|this\b|that\b|late\b|out\b|away\b|around\b|every\b|daily\b|fast\b|slow\b)[^;]{2,80}?)" + _TAIL),
+            lambda m: f"User {third_singular(_g(m, 'v'))} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I teach piano', 'I run a small bakery', 'I manage a team of 12'", "I teach piano."),
+    Pattern("fact.studies2", "fact",
+            _rx(r"(?i)I(?:'m| am)? (?:currently |also )?(?:studying|doing (?:a|an|my) (?:phd|masters?|master's|degree|bachelor'?s?|ba|bsc|msc|ma|mba|doctorate|diploma|apprenticeship)(?: degree)?|(?:a )?(?:phd|masters|master's) (?:student|candidate)) (?:in |of |on )?(?P<x>[^;]{2,80}?)" + _TAIL),
+            lambda m: None if re.match(r"(?i)(?:it|this|that|for|hard|the (?:docs|code|text|file))\b", _g(m, "x")) else user_clause(body_of(m.group(0))),
+            "'I'm studying law at Edinburgh', 'I'm doing a PhD in ...'", "I'm doing a PhD in marine biology."),
+    Pattern("fact.learning", "fact",
+            _rx(rf"(?i)I(?:'m| am) (?:currently |also |slowly )?learning (?:to (?P<v>play|speak) )?(?:the )?(?P<x>{_LANGS}|piano|guitar|violin|cello|drums|bass|ukulele|saxophone|flute|trumpet|to code|coding|programming|python|javascript|rust|to drive|to swim|to cook|to sew|to knit|sign language)" + _TAIL),
+            lambda m: f"User is learning {((_g(m, 'v') + ' ') if _g(m, 'v') else '') + _g(m, 'x')}", "'I'm learning Japanese'",
+            "I'm learning Japanese."),
+    Pattern("fact.speaks2", "fact",
+            _rx(rf"(?i)I (?:also )?(?:speak|can speak|am fluent in|'m fluent in) (?P<x>(?:(?:fluent|some|basic|a little|a bit of|native|conversational|decent|broken|good|ok|okay) )?{_LANGS}(?:(?:,| and| or| plus) (?:(?:fluent|some|basic|a little|a bit of|native|conversational|decent|broken|good) )?{_LANGS})*)(?: (?:fluently|natively|well))?" + _TAIL),
+            _simple("User speaks {x}"), "'i speak spanish and a bit of french' (a language lexicon, any case)",
+            "i speak spanish and a bit of french"),
+    # ---- health, diet, household
+    Pattern("fact.state2", "fact",
+            _rx(rf"(?i)I(?:'m| am|'ve been| have been) (?:(?:a|an|strictly|strict|severely|very|fully|also|now|pretty|mostly|totally|completely|100%|officially|happily|recently|newly) )*(?P<x>{_STATES}|veggie|plant[- ]based|gluten[- ]free|dairy[- ]free|nut[- ]free|sugar[- ]free|self[- ]employed|left handed|right handed|type [12] diabetic|pre-?diabetic|colou?r ?blind|hard of hearing|a wheelchair user|in a wheelchair|married(?: with (?:\w+ )?(?:kids|children))?|a single (?:mom|mum|dad|parent)|pregnant(?: with (?:twins|my \w+ (?:child|baby)))?|sober(?: for [\w ]{{2,20}})?)" + _TAIL),
+            _simple("User is {x}"), "'I'm gluten-free', 'I'm self employed', 'I've been sober for two years'",
+            "I'm gluten-free."),
+    Pattern("fact.diet", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:on|following|doing) (?:a |an |the )?(?P<x>(?:[\w-]+ ){0,3}(?:diet|fodmap|keto|paleo|meal plan|fast|medication|meds|insulin|blood thinners|antidepressants|statins|chemo(?:therapy)?|dialysis|hrt|the pill)(?: for [^,;]{2,40})?)" + _TAIL),
+            _simple("User is on {x}"), "'I'm on a low sodium diet', 'I'm on blood thinners'", "I'm on a low sodium diet."),
+    Pattern("fact.take-med", "fact",
+            _rx(r"(?i)I (?:take|use|need) (?P<x>(?:[\w-]+ ){0,2}(?:medication|meds|pills|insulin|thinners|antidepressants|statins|an inhaler|inhalers|an epipen|epipens|hearing aids|a cpap|birth control|thyroid medication|vitamins|supplements)(?: for [^,;]{2,40})?)(?: (?:every|each|daily|twice|once)[^,;]*)?" + _TAIL),
+            _simple("User takes {x}"), "'I take blood thinners'", "I take blood thinners."),
+    Pattern("fact.wear", "fact",
+            _rx(r"(?i)I (?:wear|have|use) (?P<x>(?:a )?(?:hearing aids?|glasses|contacts|contact lenses|a pacemaker|dentures|braces|a brace|a prosthetic [\w]+|a cochlear implant|an insulin pump))" + _TAIL),
+            _simple("User wears {x}"), "'I wear hearing aids'", "I wear hearing aids."),
+    Pattern("fact.avoid", "fact",
+            _rx(r"(?i)I (?:(?:strictly|completely|try to|have to|always|also) )?(?P<v>avoid|keep|can't have|cannot have|can't eat|cannot eat|can't drink|can't tolerate|don't do|stay away from|cut out|gave up) (?P<x>(?!it\b|this\b|that\b|you\b|them\b|him\b|her\b|people\b|traffic\b|drama\b)[^,;]{2,60}?)" + _TAIL),
+            lambda m: None if _g(m, "v").lower() == "keep" and not re.match(r"(?i)(?:kosher|halal|vegan|vegetarian|a (?:kosher|halal|vegan|vegetarian|gluten-free) (?:kitchen|diet|home))$", _g(m, "x")) else f"User {third_singular(_g(m, 'v').split()[0]) + (' ' + ' '.join(_g(m, 'v').split()[1:]) if len(_g(m, 'v').split()) > 1 else '')} {_g(m, 'x')}",
+            "'I avoid sugar', 'I keep kosher', 'I can't have dairy'", "I keep kosher."),
+    Pattern("fact.has2", "fact",
+            _rx(rf"(?i)(?:I|we)(?: have|'ve got| have got| got| own) (?P<x>(?:a|an|one|two|three|four|five|six|\d+) (?:[\w-]+ ){{0,4}}(?:{_PETS}|{_KIDS}|\d+[- ]year[- ]olds?|[\w-]+ (?:retriever|terrier|collie|spaniel|shepherd|poodle|labrador|lab|beagle|bulldog|husky|pug|dachshund|chihuahua|corgi|greyhound|whippet|tabby|siamese|persian|maine coon))(?: (?:named|called) [A-Z][\w'-]+(?:(?:,| and) [A-Z][\w'-]+)*)?(?:,? [A-Z][\w'-]+ and [A-Z][\w'-]+)?)" + _TAIL),
+            _simple("User has {x}"), "'I've got a 2 year old', 'we've got a border collie called Skye'",
+            "We've got a border collie called Skye."),
+    Pattern("fact.has-named", "fact",
+            _rx(r"(?i)(?:I|we)(?: have|'ve got| have got| own) (?P<x>an? (?:[\w-]+ ){1,3}(?:named|called) [A-Z][\w'-]+)" + _TAIL),
+            _simple("User has {x}"), "'I have a <something> named <Name>'", "I have a tortoise called Shelly."),
+    Pattern("fact.pet-is", "fact",
+            _rx(rf"(?i)my (?P<p>{_PETS}) (?:is|'s) (?P<x>an? (?:[\w-]+ ){{0,5}}[\w-]+(?: (?:named|called) [A-Z][\w'-]+)?)" + _TAIL),
+            lambda m: None if re.search(r"(?i)\b(?:nightmare|menace|monster|idiot|angel|sweetheart|bit|little)\b", _g(m, "x")) else f"User's {_g(m, 'p').lower()} is {_g(m, 'x')}",
+            "'my dog is a 5 year old beagle named Rufus'", "My dog is a 5 year old beagle named Rufus."),
+    Pattern("fact.dont-have", "fact",
+            _rx(r"(?i)I (?:don't|do not) (?:have|own) (?P<x>(?:a|an|any) (?:car|kids|children|pets|dog|cat|tv|television|license|licence|driving licen[cs]e|driver's license|smartphone|siblings|family nearby|garden|printer))" + _TAIL),
+            _r_dont_have, "'I don't have a car'", "I don't have a car."),
+    Pattern("fact.drive", "fact",
+            _rx(r"(?i)I (?:drive|ride|own) (?P<x>an? (?:\d{4} )?(?:[\w-]+ ){0,3}[\w-]+)" + _TAIL),
+            lambda m: None if re.search(r"(?i)\b(?:hard bargain|lot|bit|while|mile|point)\b", _g(m, "x")) else f"User drives {_g(m, 'x')}",
+            "'I drive a 2015 Honda Civic'", "I drive a 2015 Honda Civic."),
+    Pattern("fact.my-hours", "fact",
+            _rx(r"(?i)my (?P<a>(?:usual |normal |regular )?(?:work(?:ing)? hours|office hours|hours|shifts?|work schedule|schedule|commute|lunch break)) (?:are|is) (?P<v>.{2,80})$"),
+            lambda m: f"User's {_g(m, 'a').lower()} {'are' if _g(m, 'a').lower().endswith('s') else 'is'} {_g(m, 'v')}" if re.search(rf"(?i)\d|{_DAYS}|weekday|weekend|morning|evening|night|minutes|hours?\b", _g(m, "v")) else None,
+            "'my work hours are 9 to 5'", "My work hours are 9 to 5."),
+    Pattern("fact.day-off", "fact",
+            _rx(rf"(?i)(?P<d>{_DAYS}|weekends) (?:is|are) my (?P<x>(?!(?:least |most |all-time )?(?:favou?rite|worst|best|fave|busiest|longest|hardest)\b)(?:[\w-]+ ){{0,2}}(?:day|days|night|nights) ?(?:off)?)$"),
+            lambda m: f"{_g(m, 'd').capitalize()} {'are' if _g(m, 'd').lower().endswith('s') else 'is'} the user's {_g(m, 'x')}",
+            "'Fridays are my day off'", "Fridays are my day off."),
+    Pattern("fact.reach-me", "fact",
+            _rx(r"(?i)(?:you can |feel free to )?(?:reach|contact|email|text|call) me (?:at|on|via) (?P<v>[\w.+@() -]{5,60}?)(?:\s+(?:any ?time|anytime|if [\w ]+))?$"),
+            _r_contact_self, "'you can reach me at <email/phone>'", "You can reach me at tom.h@gmail.com."),
+    Pattern("fact.attribute-s", "fact",
+            _rx(r"(?i)my (?P<a>email address|email|e-mail|work email|personal email|phone number|cell number|mobile number|number|cell|mobile|home address|address) ?(?:'s|:) (?P<v>.{1,80})$"),
+            _r_attr, "'my number's <value>', 'my email: <value>'", "My number's 415 555 0172."),
+    # ---- preferences
+    Pattern("preference.copula-taste", "preference",
+            _rx(r"(?i)I(?:'m| am) (?:also |really |so |totally |quite |pretty |a bit |kind of |seriously |just )?(?P<v>obsessed with|fond of|crazy about|mad about|passionate about|keen on|partial to|a sucker for|hooked on|addicted to|big on|huge on|not big on|not huge on|not really into|not into|not keen on|not fond of|not much of a [\w-]+ (?:person|fan)|not a [\w-]+ person|not really a [\w-]+ (?:person|fan)|not a big [\w-]+ (?:person|fan))(?P<x>(?: [^;]{2,80}?)?)" + _TAIL),
+            _r_taste2("is {v}"), "'I'm obsessed with/fond of/a sucker for ...', 'I'm not big on ...'",
+            "I'm obsessed with true crime podcasts."),
+    Pattern("preference.person", "preference",
+            _rx(r"(?i)I(?:'m| am) (?:definitely |really |totally |very much |so |much |also )?(?P<x>(?:more of |more |not |not really |definitely not |much more of )?(?:an? )(?:[\w-]+ ){0,2}(?:person|people person|kind of (?:guy|girl|person)|type|guy|girl|fan|lover|enthusiast|buff|nerd|geek|junkie|addict|aficionado|connoisseur|snob))" + _TAIL),
+            lambda m: None if re.search(r"(?i)\b(?:morning|night|people) person\b", _g(m, "x")) and False else (None if re.match(r"(?i)(?:not )?an? (?:big |huge )?(?:fan|lover)$", _g(m, "x")) else f"User is {_g(m, 'x')}"),
+            "'I'm more of a dog person', 'I'm a huge Arsenal fan', 'I'm a coffee snob'",
+            "I'm more of a dog person."),
+    Pattern("preference.like2", "preference",
+            _rx(rf"(?i)I(?:'ve)? {_ADV}(?P<v>love|loved|like|liked|enjoy|enjoyed|adore|adored|prefer|preferred|dig|fancy|appreciate|hate|hated|dislike|detest|loathe|can't stand|cannot stand|can't bear|don't care for|do not care for|(?:don't|do not) (?:really |particularly |much |especially |actually )?(?:like|enjoy|love))(?P<x> [^;]{{2,120}}?)" + _TAIL),
+            lambda m: (_r_taste2("{v}")(m) or "").replace("User 've ", "User ").replace("don't", "doesn't").replace("do not", "does not").replace(" hate ", " hates ").replace(" love ", " loves ").replace(" like ", " likes ").replace(" enjoy ", " enjoys ").replace(" adore ", " adores ").replace(" prefer ", " prefers ") or None,
+            "'I (really/absolutely/always) love/like/hate/don't really like ...' incl. perfect tense",
+            "I've always loved astronomy."),
+    Pattern("preference.rather2", "preference",
+            _rx(r"(?i)I(?:'d| would) (?:much |definitely |honestly |always |generally )?rather (?P<x>[^;]{2,120}?)" + _TAIL),
+            _r_rather2, "'I'd much rather work in the mornings'", "I'd much rather work in the mornings."),
+    Pattern("preference.favorite-inverted", "preference",
+            _rx(r"(?i)(?P<v>[\w' -]{2,40}?) (?:is|are) (?:definitely |probably |easily |still )?my (?:all-time |absolute |top |number one |#1 )?(?P<k>favou?rite|fave|go-to|comfort|guilty pleasure)(?: (?P<a>[\w -]{2,30}))?$"),
+            _r_fav_inverted, "'Jazz is my favorite genre', 'Pizza is my comfort food'", "Jazz is my favorite genre."),
+    Pattern("preference.go-to", "preference",
+            _rx(r"(?i)my (?:usual |regular |standard )?(?P<a>go-to(?: [\w -]{2,30}?)?|usual(?: [\w -]{2,30}?)?|default(?: [\w -]{2,30}?)?) (?:is|are) (?P<v>[^;]{1,80}?)" + _TAIL),
+            lambda m: None if _DISCOURSE.match(_g(m, "v")) else f"User's {_g(m, 'a').lower()} is {_g(m, 'v')}",
+            "'my go-to drink is an oat latte'", "My go-to drink is an oat latte."),
+    Pattern("preference.would-prefer", "preference",
+            _rx(r"(?i)I(?:'d| would) (?:much |really |definitely |generally |always )?prefer (?P<x>(?!not\b|to not\b|you\b)[^;]{2,120}?)" + _TAIL),
+            lambda m: None if not _not_task(_g(m, "x")) or _DISCOURSE.match(_g(m, "x")) else f"User would prefer {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I'd prefer emails over Slack messages'", "I'd prefer emails over Slack messages."),
+    Pattern("preference.choose", "preference",
+            _rx(r"(?i)I (?P<a>always|usually|normally|generally|typically|tend to) (?P<v>choose|pick|go for|order|get|opt for|book|take|drink|eat|buy|wear|use|listen to|watch|read) (?P<x>(?!it\b|this\b|that\b|the (?:first|second|third|last|other) (?:one|option)\b)[^;]{2,80}?)" + _TAIL),
+            lambda m: None if _HABIT_BLOCK.match(_g(m, "x")) else f"User {_g(m, 'a').lower()} {third_singular(_g(m, 'v').split()[0]) + (' ' + ' '.join(_g(m, 'v').split()[1:]) if ' ' in _g(m, 'v') else '')} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I always choose/order/pick ...' (a standing choice)", "I always choose the vegetarian option."),
+    # ---- habits and routines (after everything more specific)
+    Pattern("fact.habit-adverb", "fact",
+            _rx(rf"(?i)I (?P<a>{_HABIT_ADV}) (?P<x>[a-z][\w'-]*\b.{{2,120}})$"),
+            _r_habit, "'I usually/normally/typically <do something>'", "I usually go to bed around midnight."),
+    Pattern("fact.habit-frequency", "fact",
+            _rx(rf"(?i)(?:I|we) (?P<a>)(?P<x>[a-z][\w'-]*\b.{{0,100}}? {_FREQ}\b.{{0,40}})$"),
+            _r_habit, "'I <do something> every morning / on Sundays / twice a day / to work'",
+            "I meditate every morning."),
+)
+
+_EARLY = ("instruction.remember-always", "fact.speaks2")  # before 'remember to', 'I speak <Lang>'
+PATTERNS: tuple[Pattern, ...] = (
+    *(p for p in _GENERAL if p.id in _EARLY),
+    *_CORE,
+    *(p for p in _GENERAL if p.id not in _EARLY),
 )
 
 PATTERN_IDS: tuple[str, ...] = tuple(p.id for p in PATTERNS)
