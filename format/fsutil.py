@@ -100,11 +100,19 @@ def append_line(path: Path, line: str, mode: int = FILE_MODE, *, sync: bool = Tr
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), mode)
     except OSError as exc:
         raise _io_error(exc, path, "append to") from None
+    start = -1
     try:
-        os.write(fd, data)
+        start = os.fstat(fd).st_size
+        view = memoryview(data)
+        while view:  # a full disk can take part of a write: never leave a torn line behind
+            n = os.write(fd, view)
+            view = view[n:]
         if sync:
             os.fsync(fd)
     except OSError as exc:
+        if start >= 0:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
         raise _io_error(exc, path, "append to") from None
     finally:
         os.close(fd)
