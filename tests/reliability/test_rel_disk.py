@@ -1,0 +1,180 @@
+"""Disk full and read-only store: writes fail cleanly (exit 11) with nothing half-written.
+
+Two ways: (1) in-process, os.write patched to take part of a write and then raise ENOSPC (the
+way a full disk behaves) at every write of an add; (2) when the machine allows it (root, mount
+namespaces), a real 1 MiB tmpfs filled to the brim, and a read-only bind mount of a store,
+driven through the real `mem` executable inside ``unshare -m``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rel_harness import MEM_EXE, driver_env
+
+import mem.format.fsutil as fsutil
+from mem.format.audit import verify_chain
+from mem.format.errors import StoreIOError
+from mem.format.fsutil import iter_tmp_files
+from mem.format.jsonl import has_torn_tail
+from mem.format.store import Store
+
+
+def _state(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".mem" not in p.parts
+    }
+
+
+@pytest.mark.parametrize("fail_at", range(6))
+def test_enospc_at_each_write_of_an_add(fail_at: int, store: Store, monkeypatch: pytest.MonkeyPatch, tally: Callable[..., None]) -> None:
+    store.add("already there", scope="default")
+    before = _state(store.root)
+    real = os.write
+    calls = {"n": 0}
+
+    def full_disk(fd: int, data: bytes | memoryview) -> int:
+        calls["n"] += 1
+        if calls["n"] > fail_at:
+            if len(data) > 1 and calls["n"] == fail_at + 1:
+                return real(fd, bytes(data[: len(data) // 2]))  # a short write first
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(fsutil.os, "write", full_disk)
+    s = Store.open(store.root)
+    try:
+        s.add("written while the disk fills up", scope="default")
+        outcome = "ok"
+    except StoreIOError as exc:
+        assert exc.exit_code == 11 and "disk is full" in (exc.hint or "")
+        outcome = "refused"
+    monkeypatch.setattr(fsutil.os, "write", real)
+    problems = [f"torn {p}" for p in (store.root / "log").glob("*.jsonl") if has_torn_tail(p)]
+    problems += [f"temp file {p}" for p in iter_tmp_files(store.root)]
+    for p in (store.root / "log").glob("*.jsonl"):
+        problems += [c.message for c in verify_chain(p)]
+    after = _state(store.root)
+    if outcome == "refused":
+        # nothing half-written: either nothing changed, or the record is whole and only its
+        # log event is missing (the record write succeeded, the log append did not)
+        changed = {k for k in after if after.get(k) != before.get(k)}
+        recs = [k for k in changed if k.startswith("records/")]
+        problems += [f"unexpected change {k}" for k in changed - set(recs)]
+        for k in recs:
+            from mem.format.record import parse_record
+
+            parse_record(after[k].decode())
+    assert Store.open(store.root).add("after space is freed", scope="default")
+    tally("disk full (ENOSPC at each write of an add, in-process)", trials=1, inconsistent=len(problems))
+    assert problems == [], problems
+
+
+def _can_unshare() -> bool:
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    p = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return p.returncode == 0
+
+
+SCRIPT = textwrap.dedent(
+    r"""
+    import json, os, subprocess, sys
+    mnt, mem = sys.argv[1], sys.argv[2]
+    out = {}
+    def run(*a, input=None):
+        p = subprocess.run([mem, *a], capture_output=True, text=True, input=input,
+                           stdin=None if input else subprocess.DEVNULL)
+        return p.returncode, p.stdout, p.stderr
+    # --- disk full: a 1 MiB tmpfs
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mnt], check=True)
+    s = os.path.join(mnt, "s")
+    assert run("init", s)[0] == 0
+    ids = [run("--store", s, "add", f"kept {i}")[1].strip() for i in range(3)]
+    fd = os.open(os.path.join(mnt, "filler"), os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"\0" * 4096) > 0:
+            pass
+    except OSError:
+        pass
+    os.close(fd)
+    codes = []
+    for size in (200, 5000, 100000):
+        rc, o, e = run("--store", s, "add", "-", input="x" * size + "\n")
+        codes.append([rc, "Traceback" in e, e.strip()[-200:]])
+    out["full_codes"] = codes
+    os.unlink(os.path.join(mnt, "filler"))
+    rc, o, e = run("--store", s, "repair", "--json")
+    out["repair"] = [rc, e[-200:]]
+    out["after_free"] = run("--store", s, "add", "after space is freed")[0]
+    out["list"] = json.loads(run("--store", s, "list", "--json")[1] or "[]")
+    out["ids"] = ids
+    out["tmp"] = [f for r, d, fs in os.walk(s) for f in fs if ".mem-tmp-" in f]
+    # --- read-only: the same store bind-mounted read-only
+    subprocess.run(["mount", "--bind", s, s], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", s], check=True)
+    before = sorted(os.path.join(r, f) for r, d, fs in os.walk(s) for f in fs)
+    ro = {}
+    for args in (["add", "on a read-only store"], ["forget", "--yes", ids[0]], ["repair"]):
+        rc, o, e = run("--store", s, *args)
+        ro[args[0]] = [rc, "Traceback" in e, e.strip()[-200:]]
+    rc, o, e = run("--store", s, "list", "--json")
+    ro["list"] = [rc, "Traceback" in e, len(json.loads(o)) if rc == 0 else e[-200:]]
+    rc, o, e = run("--store", s, "show", ids[1])
+    ro["show"] = [rc, "Traceback" in e, e[-200:]]
+    out["ro"] = ro
+    out["ro_unchanged"] = before == sorted(os.path.join(r, f) for r, d, fs in os.walk(s) for f in fs)
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.skipif(not _can_unshare(), reason="needs root and mount namespaces (unshare -m)")
+def test_real_full_disk_and_read_only_mount(tmp_path: Path, tally: Callable[..., None]) -> None:
+    import json
+
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    script = tmp_path / "inside.py"
+    script.write_text(SCRIPT)
+    p = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", sys.executable, str(script), str(mnt), MEM_EXE],
+        capture_output=True, text=True, env=driver_env(), timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    problems = []
+    for rc, tb, err in out["full_codes"]:
+        if tb or rc not in (0, 11):
+            problems.append(f"disk full: exit {rc}: {err}")
+    if not any(rc == 11 for rc, _, _ in out["full_codes"]):
+        problems.append("disk full: no add was refused with exit 11")
+    if out["repair"][0] != 0:
+        problems.append(f"repair after freeing space: {out['repair']}")
+    if out["after_free"] != 0:
+        problems.append("add after freeing space failed")
+    live = {r["id"] for r in out["list"]}
+    lost = sum(1 for i in out["ids"] if i not in live)
+    problems += [f"temp file left {t}" for t in out["tmp"]]
+    for cmd in ("add", "forget", "repair"):
+        rc, tb, err = out["ro"][cmd]
+        if rc != 11 or tb:
+            problems.append(f"read-only: `mem {cmd}` exit {rc} (want 11): {err}")
+    for cmd in ("list", "show"):
+        rc, tb, err = out["ro"][cmd]
+        if rc != 0 or tb:
+            problems.append(f"read-only: `mem {cmd}` (a read) failed: exit {rc} {err}")
+    if not out["ro_unchanged"]:
+        problems.append("read-only store changed")
+    tally("disk full (real 1 MiB tmpfs) and read-only bind mount, via `mem`", trials=2, lost=lost, inconsistent=len(problems))
+    assert lost == 0 and problems == [], problems
