@@ -119,6 +119,7 @@ class _State:
         self.keys: dict[str, str] = {}  # source key -> id
         self.digests: dict[tuple[str, str], str] = {}  # (scope, match digest) -> id
         self.pending_tomb: dict[str, set[str]] = {}  # scope -> tombstone ids planned (dry runs)
+        self.planned: dict[str, Record] = {}  # id -> record a dry run would have written
         for r in store.iter_records(on_error=lambda e: None):
             self.note(r)
 
@@ -479,14 +480,14 @@ def _apply_record(
 ) -> None:
     """A record with its own id (the full export shape)."""
     if rec.id in state.live:
-        try:
-            existing = store.get(rec.id)
-        except MemError:
-            existing = None
+        existing = state.planned.get(rec.id)
+        if existing is None:
+            try:
+                existing = store.get(rec.id)
+            except MemError:
+                existing = None
         if existing is not None and dump_record(existing) == dump_record(rec):
             _result(summary, opts, "unchanged", item, rec)
-        elif existing is None and opts.dry_run:
-            _result(summary, opts, "unchanged", item, rec)  # planned earlier in this dry run
         else:
             _result(
                 summary, opts, "conflict", item, rec,
@@ -539,6 +540,8 @@ def _write(
         except ValidationError as exc:
             _result(summary, opts, "invalid", item, rec, message=exc.message)
             return
+    else:
+        state.planned[rec.id] = rec
     state.note(rec)
     _result(summary, opts, "created", item, rec)
 

@@ -353,3 +353,40 @@ def test_export_lines_match_the_published_schemas(store: Store, tmp_path: Path) 
     assert objs[2]["derived_from"] == [a.id] and objs[2]["id"] == b.id
     with pytest.raises(jsonschema.ValidationError):
         check({**objs[1], "colour": "red"}, "export-record.schema.json")
+
+
+def test_interrupted_import_leaves_whole_records_and_can_be_rerun(store: Store, tmp_path: Path) -> None:
+    from collections.abc import Iterable, Iterator
+
+    from mem.format.fsutil import iter_tmp_files
+    from mem.format.importers.base import ImportItem as Item
+
+    p = write(tmp_path, *(json.dumps({"content": f"memory number {i}"}) for i in range(20)))
+
+    def stop_after(n: int) -> Any:
+        def wrap(items: Iterable[Item]) -> Iterator[Item]:
+            for i, it in enumerate(items):
+                if i == n:
+                    raise KeyboardInterrupt
+                yield it
+
+        return wrap
+
+    with pytest.raises(KeyboardInterrupt):
+        import_path(store, p, "jsonl", progress=stop_after(7))
+    assert len(list(store.iter_records())) == 7  # every file written is a whole, valid record
+    assert list(iter_tmp_files(store.root)) == []
+    assert not store.lock.held  # the batch released the lock
+    s = import_path(store, p, "jsonl")
+    assert (s.counts["unchanged"], s.counts["created"]) == (7, 13)
+    assert len(list(store.iter_records())) == 20
+
+
+def test_dry_run_sees_conflicts_within_the_input(store: Store, tmp_path: Path) -> None:
+    rid = new_id(1_700_000_000_000)
+    p = write(tmp_path, json.dumps({"id": rid, "content": "one"}), json.dumps({"id": rid, "content": "two"}),
+              json.dumps({"id": rid, "content": "one"}))  # fmt: skip
+    dry = import_path(store, p, "jsonl", options=ImportOptions(dry_run=True))
+    real = import_path(store, p, "jsonl")
+    assert dry.counts == real.counts
+    assert (real.counts["created"], real.counts["conflict"], real.counts["unchanged"]) == (1, 1, 1)
