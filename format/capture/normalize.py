@@ -94,7 +94,7 @@ def normalize(sentence: str) -> str:
 
 _FIRST_PERSON = r"(?:I|I'm|I've|I'd|I'll|I am|I have|my|My|we|We|we're|We're|we've|We've|our|Our|me and my)"
 _SPLIT_RE = re.compile(
-    rf"\s*;\s*|\s+[-–—]+\s+|\s*,\s*(?={_FIRST_PERSON}\b)|"
+    rf"\s*;\s*|\s+[-–—]+\s+|\s*,\s*(?={_FIRST_PERSON}\b)|\s*,\s*(?=(?:if|unless|as long as|in case|provided)\b)|"
     rf"(?:\s*,)?\s+(?:and|but|so|because|though|although|plus|and also|but also|and then|also)\s+"
     rf"(?=(?:{_FIRST_PERSON}|please|call me)\b)"
 )

@@ -1337,7 +1337,7 @@ _GENERAL: tuple[Pattern, ...] = (
             _r_goal, "'my goal is to ...'", "My goal is to save 10k by the end of the year."),
     # ---- events
     Pattern("event.have", "event",
-            _rx(rf"(?i)(?:I|we)(?: have|'ve got| have got| got) (?:a |an |my |our |the )?(?P<e>(?:[\w'-]+ ){{0,3}}{_EVENT_NOUNS}s?(?: (?:with|at|in|for) [\w' ]{{2,30}}?)?) (?P<v>(?:on|at|next|this|tomorrow|in|coming up|due|the|tonight|early|late|first|later) .{{1,60}})$"),
+            _rx(rf"(?i)(?:I|we)(?: have|'ve got| have got| got) (?P<e>(?:a |an |my |our |the )?(?:[\w'-]+ ){{0,3}}{_EVENT_NOUNS}s?(?: (?:with|at|in|for) [\w' ]{{2,30}}?)?) (?P<v>(?:on|at|next|this|tomorrow|in|coming up|due|the|tonight|early|late|first|later) .{{1,60}})$"),
             _r_event_have, "'I have a job interview on Monday' (a day-level date)",
             "I have a job interview on Monday morning."),
     Pattern("event.having", "event",
