@@ -7,8 +7,10 @@
 3. completes interrupted supersessions (a new record lists ``supersedes: [old]`` while the old
    one is still active or candidate);
 4. removes leftover temporary files of interrupted writes;
-5. with ``adopt=True``, logs an ``adopt`` event for each record whose digest differs from what
-   the audit log last recorded for it (a change made outside mem, e.g. in an editor).
+5. with ``adopt=True``, accepts changes made outside mem (e.g. in an editor): a record whose
+   file is not canonical (or whose ``digest:`` line is stale) is rewritten canonically, and an
+   ``adopt`` event is logged for each record whose digest differs from what the audit log last
+   recorded for it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RecordParseError
+from .record import dump_record
 from .fsutil import TMP_MARKER, remove_file
 from .jsonl import has_torn_tail, repair_torn_tail
 from .store import LOG_DIR, RECORDS_DIR, STATE_DIR, TOMBSTONES_DIR, Change, Store
@@ -149,9 +152,13 @@ def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> Repai
             for r in live.values():
                 if r.id in rep.completed_forgets:
                     continue
-                if logged.get(r.id) != r.digest:
+                path = store.record_path(r.scope, r.id)
+                stale_file = path.read_text("utf-8") != dump_record(r)
+                if logged.get(r.id) != r.digest or stale_file:
                     rep.adopted.append(r.id)
                     if not dry_run:
+                        if stale_file:
+                            store._write_file(r)  # canonical form, digest line recomputed
                         store.log.append(
                             "adopt",
                             id=r.id,

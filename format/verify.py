@@ -141,8 +141,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("E108", "error", "content digest mismatch",
          "A record's stored `digest:` line differs from the digest of its content, recomputed: "
          "the content was changed without mem, or the file is damaged.",
-         "if the edit was intended, save the record through mem (`mem edit ID`) to rewrite the "
-         "digest; otherwise restore the file from version control",
+         "if the edit was intended, `mem repair --adopt` rewrites the digest and logs the change; "
+         "otherwise restore the file from version control",
          level="full"),
     Rule("W101", "warning", "record not in canonical form",
          "A record parses but is not written in canonical form (key order, quoting, newlines, "
@@ -208,12 +208,12 @@ _RULES: tuple[Rule, ...] = (
     Rule("W301", "warning", "record not in the audit log",
          "A live record has no event in any audit log: it was created outside mem (copied in, "
          "written by another tool), so its history is unknown.",
-         "nothing to do if this was intended; records written through mem are always logged"),
+         "if the record is meant to be there, `mem repair --adopt` logs it (records written through mem are always logged)"),
     Rule("W302", "warning", "record changed outside mem",
          "A live record's digest differs from the digest of its latest audit event (or the log "
          "says it was forgotten): it was changed or restored without mem.",
-         "review the change (`mem diff`, `git log -p`); save it through mem (`mem edit ID`) so the "
-         "log records it"),
+         "review the change (`mem diff`, `git log -p`); if it is right, `mem repair --adopt` logs "
+         "it as adopted"),
     Rule("W303", "warning", "record removed outside mem",
          "The audit log says a record is live, but its file is gone and no tombstone forgets it: "
          "it was deleted without `mem forget`, so nothing stops it from coming back.",

@@ -204,3 +204,17 @@ def test_version_output() -> None:
 
     r = run_mem("--version")
     assert r.returncode == 0 and r.stdout == f"mem {__version__}\n"
+
+
+def test_repair_adopts_an_outside_edit(sdir: Path) -> None:
+    rid = mem(sdir, "add", "edited by hand later", "--scope", "a").stdout.strip()
+    path = sdir / "records" / "a" / f"{rid}.md"
+    path.write_text(path.read_text().replace("edited by hand later", "edited by hand now"))
+    before = mem(sdir, "verify", "--full", "--json").json()
+    assert {f["code"] for f in before["findings"]} == {"E108"}, before
+    dry = mem(sdir, "repair", "--adopt", "--dry-run", "--json").json()
+    assert dry["adopted"] == [rid] and dry["dry_run"] is True
+    assert mem(sdir, "repair", "--adopt").stdout == f"adopt outside change to {rid}\n"
+    after = mem(sdir, "verify", "--full", "--json").json()
+    assert after["findings"] == [] and after["valid"] is True
+    assert mem(sdir, "log", "--op", "adopt", "--json").json()[0]["id"] == rid
