@@ -2,10 +2,12 @@
 
 Zero-LLM extraction. A user turn is split into sentences; a sentence is considered only if it
 passes the guards (not a question, not inside quotes, not reported speech, no sarcasm marker, not
-code, not in a role-play/hypothetical turn), then an optional lead-in ("btw", "also", "fyi", ...)
-is removed and the *first* pattern that matches the whole rest of the sentence wins. Every
-pattern is anchored at the start of the sentence, so "don't worry about it" or "I'll always
-forget that" can never become an instruction.
+code, not in a role-play/hypothetical turn); it is then normalized and split into clauses, each
+clause is stripped of lead-ins ("btw", "oh and", "fyi", ...) and completed (see ``normalize.py``),
+and for each clause the *first* pattern that matches the whole clause wins. Every pattern is
+anchored at the start of the clause, so "don't worry about it" or "I'll always forget that" can
+never become an instruction. The table has a specific layer (``_CORE``) followed by general
+grammatical families (``_GENERAL``); spec/capture.md section 3 describes both.
 
 Each pattern has an id, a kind and a confidence: its precision measured on the corpora in
 ``tests/capture/data`` (``bench/capture_precision.py`` prints the measurement; a test pins these
