@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RecordParseError
-from .record import dump_record
 from .fsutil import TMP_MARKER, remove_file
 from .jsonl import has_torn_tail, repair_torn_tail
+from .record import dump_record
 from .store import LOG_DIR, RECORDS_DIR, STATE_DIR, TOMBSTONES_DIR, Change, Store
 from .timeutil import now
 
