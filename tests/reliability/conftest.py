@@ -46,10 +46,11 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if session.config.cache is None or _is_worker(session.config):
+def pytest_configure(config: pytest.Config) -> None:
+    # (a historic hook: it runs for this conftest too, although it is found after session start)
+    if config.cache is None or _is_worker(config):
         return
-    for p in _report_dir(session.config).glob("tally-*.json"):
+    for p in _report_dir(config).glob("tally-*.json"):
         p.unlink()
 
 

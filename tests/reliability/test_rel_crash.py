@@ -12,12 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rel_driver import content_for
 from rel_harness import (
     MEM_EXE,
     Outcome,
     check_store,
     driver,
     driver_env,
+    has_command,
     mem,
     next_write_works,
     recover,
@@ -186,3 +188,112 @@ def test_lock_released_by_kill(template_store: Path, tmp_path: Path) -> None:
         capture_output=True, text=True, env=driver_env(), stdin=subprocess.DEVNULL,
     )
     assert p.returncode == 0, p.stderr
+
+
+@pytest.fixture(scope="module")
+def export_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tuple[str, int]]]:
+    """A JSON Lines export of 1,500 records (made with `mem export`), and id -> (scope, i)."""
+    from rel_driver import content_for
+
+    if not has_command("import_") or not has_command("export"):
+        pytest.skip("mem import/export not built yet")
+    d = tmp_path_factory.mktemp("exp")
+    s = Store.init(d / "src", actor="reliability@test")
+    live: dict[str, tuple[str, int]] = {}
+    with s.batch():
+        for i in range(1500):
+            r = s.add(content_for("I", i), scope="default" if i % 3 else "other")
+            live[r.id] = (r.scope, i)
+    out = d / "big.jsonl"
+    r = mem("--store", str(s.root), "export", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    return out, live
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_kill_import(
+    trial: int, export_file: tuple[Path, dict[str, tuple[str, int]]], template_store: Path,
+    tmp_path: Path, tally: Callable[..., None],
+) -> None:
+    """`mem import` of a large file killed at random; repair + a re-run gives exactly the file."""
+    import subprocess
+
+    src, live = export_file
+    rnd = seeded(7000 + trial)
+    root = _fresh(template_store, tmp_path)
+    p = subprocess.Popen([MEM_EXE, "--store", str(root), "import", str(src)], env=driver_env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    import os
+    import signal
+    import time
+
+    time.sleep(rnd.uniform(0.3, 2.5))
+    killed = p.poll() is None
+    if killed:
+        os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    recover(root)
+    # what the killed import wrote is whole (intact content, parseable files)
+    lost, problems = check_store(root, Outcome(), tag="I")
+    s = Store.open(root)
+    for r in s.iter_records():
+        _scope, i = live.get(r.id, ("?", -1))
+        if i < 0 or r.content.strip() != content_for("I", i).strip():
+            problems.append(f"partial or foreign record {r.id}")
+    # the next command restores full consistency: re-running the import completes it, no duplicates
+    r2 = mem("--store", str(root), "import", str(src))
+    if r2.returncode != 0:
+        problems.append(f"re-import failed: {r2.stderr[-300:]}")
+    got = {r.id: r for r in Store.open(root).iter_records()}
+    lost += sum(1 for rid in live if rid not in got)
+    if len(got) != len(live):
+        problems.append(f"{len(got)} records after re-import, expected {len(live)}")
+    problems += next_write_works(root, cli=False)
+    tally("crash: `mem import` of 1,500 records (SIGKILL)", trials=1, lost=lost, inconsistent=len(problems),
+          note=None if killed else "some imports finished before the kill")
+    assert lost == 0 and problems == [], problems[:10]
+
+
+@pytest.mark.parametrize("trial", range(5))
+def test_kill_rebuild(trial: int, lineage_store: tuple[Path, list[str], dict[str, tuple[str, int]]],
+                      tmp_path: Path, tally: Callable[..., None]) -> None:
+    """`mem rebuild` killed at random: search still answers or refuses cleanly; a new rebuild
+    restores a full, fresh index and leaves no build leftovers."""
+    import json as _json
+
+    if not has_command("rebuild"):
+        pytest.skip("mem rebuild not built yet")
+    src, _roots, live = lineage_store
+    rnd = seeded(8000 + trial)
+    root = _fresh(src, tmp_path)
+    if trial % 2:
+        assert mem("--store", str(root), "rebuild").returncode == 0  # an old generation exists
+    import os
+    import signal
+    import subprocess
+    import time
+
+    p = subprocess.Popen([MEM_EXE, "--store", str(root), "rebuild"], env=driver_env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(rnd.uniform(0.2, 1.2))
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    problems: list[str] = []
+    r = mem("--store", str(root), "search", "--json", "workload")
+    if "Traceback" in r.stderr or r.returncode not in (0, 9):
+        problems.append(f"search after a killed rebuild: exit {r.returncode}: {r.stderr[-300:]}")
+    rb = mem("--store", str(root), "rebuild")
+    if rb.returncode != 0:
+        problems.append(f"rebuild after a killed rebuild: {rb.stderr[-300:]}")
+    r = mem("--store", str(root), "search", "--json", "-k", "100", "workload")
+    if r.returncode != 0:
+        problems.append(f"search after rebuild: exit {r.returncode}: {r.stderr[-300:]}")
+    else:
+        hits = _json.loads(r.stdout)["hits"]
+        if len(hits) != min(len(live), 100):
+            problems.append(f"search after rebuild found {len(hits)} of {len(live)}")
+    leftovers = [p.name for p in (root / ".mem" / "index").iterdir() if p.name.startswith("build-")]
+    problems += [f"build leftover {n}" for n in leftovers]
+    tally("crash: `mem rebuild` (SIGKILL)", trials=1, inconsistent=len(problems))
+    assert problems == [], problems
