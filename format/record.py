@@ -240,9 +240,9 @@ def validate_record(r: Record) -> Record:
         raise ValidationError(f"confidence {conf!r} is not a number")
     if not 0.0 <= float(conf) <= 1.0:
         raise ValidationError(f"confidence {conf!r} is outside 0..1")
-    if not canonical_body(r.content):
+    if not r.content.strip():
         raise ValidationError("content is empty: a record needs a body")
-    if len(r.content.encode("utf-8")) > MAX_RECORD_BYTES:
+    if len(r.content) > MAX_RECORD_BYTES // 4 and len(r.content.encode("utf-8")) > MAX_RECORD_BYTES:
         raise ValidationError(f"content is larger than {MAX_RECORD_BYTES} bytes")
     tags = tuple(sorted({ids.check_tag(t) for t in r.tags}))
     for rel in (*r.supersedes, *r.derived_from):
@@ -262,14 +262,20 @@ def validate_record(r: Record) -> Record:
     for k in r.extra:
         if not isinstance(k, str) or not _KEY_RE.match(k) or k in KEY_ORDER or k == "content":
             raise ValidationError(f"frontmatter key {k!r} is not a valid extension key")
-    return replace(
-        r,
-        tags=tags,
-        confidence=round(float(conf), 4),
-        supersedes=tuple(dict.fromkeys(r.supersedes)),
-        derived_from=tuple(dict.fromkeys(r.derived_from)),
-        content=canonical_body(r.content),
-    )
+    body = canonical_body(r.content)
+    conf_r = round(float(conf), 4)
+    sup = tuple(dict.fromkeys(r.supersedes))
+    der = tuple(dict.fromkeys(r.derived_from))
+    if (
+        tags == r.tags
+        and conf_r == conf
+        and type(conf) is float
+        and sup == r.supersedes
+        and der == r.derived_from
+        and body == r.content
+    ):
+        return r  # already canonical (the common case when reading a file): no copy
+    return replace(r, tags=tags, confidence=conf_r, supersedes=sup, derived_from=der, content=body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,6 +377,9 @@ def dump_record(r: Record) -> str:
 # Parsing
 
 
+_KNOWN_KEYS = frozenset(KEY_ORDER)
+
+
 class _NotFast(Exception):
     """The fast path cannot read this frontmatter; use the YAML fallback."""
 
@@ -384,21 +393,26 @@ def _fast_value(raw: str) -> Any:
             return json.loads(raw)
         except ValueError as exc:
             raise _NotFast from exc
-    if _TIME_RE.match(raw):
-        return raw
-    if _INT_RE.match(raw):
-        return int(raw)
-    if _FLOAT_RE.match(raw):
-        return float(raw)
-    low = raw.lower()
-    if low in ("null", "~"):
+    if c.isdigit() or c == "-":
+        if _TIME_RE.match(raw):
+            return raw
+        if _INT_RE.match(raw):
+            return int(raw)
+        if _FLOAT_RE.match(raw):
+            return float(raw)
+        if ids.ID_RE.match(raw):
+            return raw
+        raise _NotFast
+    if _PLAIN_RE.match(raw):
+        low = raw.lower()
+        if low not in _YAML_WORDS:
+            return raw
+        if low in ("null", "~"):
+            return None
+        if raw in ("true", "false"):
+            return raw == "true"
+    elif raw == "~":
         return None
-    if raw in ("true", "false"):
-        return raw == "true"
-    if _PLAIN_RE.match(raw) and low not in _YAML_WORDS:
-        return raw
-    if ids.ID_RE.match(raw):
-        return raw
     raise _NotFast
 
 
@@ -425,7 +439,7 @@ def _parse_fast(fm: str) -> dict[str, Any]:
             continue
         block = None
         key, sep, raw = line.partition(": ")
-        if not sep or not _KEY_RE.match(key) or key in data:
+        if not sep or key in data or (key not in _KNOWN_KEYS and not _KEY_RE.match(key)):
             raise _NotFast
         data[key] = _fast_value(raw)
     return data

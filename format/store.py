@@ -99,6 +99,9 @@ def source_key(source: Mapping[str, Any]) -> str | None:
             source.get("turn"),
             source.get("pattern", ""),
         )
+        if source.get("clause") not in (None, 0):
+            # a second find of the same pattern in one turn (e.g. "I love X and I love Y")
+            basis += "\x00{}".format(source.get("clause"))
     else:
         return None
     return "sha256:" + hashlib.sha256(basis.encode("utf-8")).hexdigest()

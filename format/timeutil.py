@@ -9,6 +9,7 @@ from .errors import ValidationError
 
 UTC = _dt.UTC
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 
 
 def now() -> _dt.datetime:
@@ -31,6 +32,9 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
     A time without an offset is read as UTC (``naive_is_utc``) or refused. The result is
     timezone-aware and truncated to milliseconds.
     """
+    if isinstance(value, str) and len(value) == 24 and _CANONICAL.match(value):
+        # the canonical form (the common case): already UTC and in milliseconds
+        return _dt.datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
     if isinstance(value, _dt.datetime):
         t = value
     elif isinstance(value, _dt.date):
