@@ -18,6 +18,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"mem {__version__}\n")
         return 0
+    if "search" in args:  # the common `mem search` calls skip typer (cli/searchfast.py)
+        from .searchfast import fast_main
+
+        fast = fast_main(args)
+        if fast is not None:
+            return fast
     from mem.format.errors import ExitCode, MemError
 
     from .app import build_app, command_module_for
