@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .common import emit_json, emit_jsonl, open_store, parse_time_option, split_csv, warn
+from .common import emit_jsonl, open_store, parse_time_option, split_csv, warn
 
 if TYPE_CHECKING:
     from mem.format.search import Searcher, SearchResult
@@ -131,16 +131,6 @@ def register(app: typer.Typer) -> None:
             )
         for w in res.warnings:
             warn(w)
-        if json_out:
-            emit_json({"query": query, **res.to_dict()})
-            return
-        out = sys.stdout
-        for h in res.hits:
-            first = h.content.strip().splitlines()[0] if h.content.strip() else ""
-            if len(first) > 100:
-                first = first[:99] + "…"
-            out.write(f"{h.score:.4f}  {h.id}  {h.scope}/{h.kind}/{h.status}  [{'+'.join(h.arms)}]  {first}\n")
-            if explain and h.explain is not None:
-                out.write("        " + json.dumps(h.explain, ensure_ascii=False) + "\n")
-        if not res.hits:
-            sys.stderr.write("no results\n")
+        from .searchfast import render
+
+        render(res, query, json_out, explain)

@@ -1,0 +1,156 @@
+"""The fast path of ``mem search``: the common invocations parsed without importing typer.
+
+Importing typer and rich costs more than the whole search (see bench/README.md), and agents call
+``mem search`` on every turn. ``fast_main`` handles ``mem [global options] search QUERY
+[options]`` with the options documented in spec/cli/search.md and returns None for anything
+else (``--help``, ``--batch``, an unknown or malformed option), which then goes through the
+regular typer command in :mod:`mem.cli.search` with identical behaviour and output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mem.format.search import SearchResult
+
+_GLOBAL_VALUE = {"--store": "store", "-s": "store", "--lock-timeout": "lock_timeout"}
+_GLOBAL_FLAG = {"--quiet": "quiet", "-q": "quiet", "--no-color": "no_color", "--json-errors": "json_errors"}
+_MULTI = {"--scope": "scope", "--kind": "kind", "--tag": "tag", "-t": "tag", "--status": "status"}
+_VALUE = {"--mode": "mode", "-m": "mode", "--as-of": "as_of", "--known-at": "known_at", "-k": "k", "--limit": "k"}
+_FLAG = {"--json": "json", "--explain": "explain"}
+
+
+def render(res: SearchResult, query: str, json_out: bool, explain: bool) -> None:
+    """Print a search result (shared by the fast path and the typer command)."""
+    if json_out:
+        sys.stdout.write(json.dumps({"query": query, **res.to_dict()}, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.flush()
+        return
+    out = sys.stdout
+    for h in res.hits:
+        first = h.content.strip().splitlines()[0] if h.content.strip() else ""
+        if len(first) > 100:
+            first = first[:99] + "…"
+        out.write(f"{h.score:.4f}  {h.id}  {h.scope}/{h.kind}/{h.status}  [{'+'.join(h.arms)}]  {first}\n")
+        if explain and h.explain is not None:
+            out.write("        " + json.dumps(h.explain, ensure_ascii=False) + "\n")
+    if not res.hits:
+        sys.stderr.write("no results\n")
+
+
+def _csv(values: list[str]) -> list[str] | None:
+    out = [x.strip() for v in values for x in v.split(",") if x.strip()]
+    return out or None
+
+
+def parse(args: list[str]) -> dict[str, Any] | None:
+    """The parsed invocation, or None when it is not a plain search this path handles."""
+    g: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GLOBAL_VALUE and i + 1 < len(args):
+            g[_GLOBAL_VALUE[a]] = args[i + 1]
+            i += 2
+        elif a in _GLOBAL_FLAG:
+            g[_GLOBAL_FLAG[a]] = True
+            i += 1
+        else:
+            break
+    if i >= len(args) or args[i] != "search":
+        return None
+    o: dict[str, Any] = {"scope": [], "kind": [], "tag": [], "status": [], "mode": "hybrid", "k": "10",
+                         "json": False, "explain": False, "as_of": None, "known_at": None}
+    query: list[str] = []
+    rest = args[i + 1:]
+    j = 0
+    while j < len(rest):
+        a = rest[j]
+        if a == "--":
+            query.extend(rest[j + 1:])
+            break
+        if a.startswith("-") and len(a) > 1:
+            key, eq, val = a.partition("=")
+            if key in _FLAG and not eq:
+                o[_FLAG[key]] = True
+                j += 1
+                continue
+            if key in _MULTI or key in _VALUE:
+                if not eq:
+                    if j + 1 >= len(rest):
+                        return None
+                    val = rest[j + 1]
+                    j += 1
+                if key in _MULTI:
+                    o[_MULTI[key]].append(val)
+                else:
+                    o[_VALUE[key]] = val
+                j += 1
+                continue
+            return None  # --help, --batch, unknown: the typer command decides
+        query.append(a)
+        j += 1
+    if len(query) != 1:
+        return None
+    try:
+        k = int(o["k"])
+    except ValueError:
+        return None
+    if not 1 <= k <= 1000:
+        return None
+    o["k"] = k
+    o["query"] = query[0]
+    o["global"] = g
+    return o
+
+
+def fast_main(args: list[str]) -> int | None:
+    """Run a plain ``mem search``; None when the typer command should handle ``args``."""
+    o = parse(args)
+    if o is None:
+        return None
+    from mem.format.errors import MemError, ValidationError
+
+    g = o["global"]
+    try:
+        from mem.format.index import attach
+        from mem.format.search import Searcher
+        from mem.format.store import Store
+        from mem.format.timeutil import parse_time
+
+        lock_timeout = None
+        if "lock_timeout" in g:
+            try:
+                lock_timeout = float(g["lock_timeout"])
+            except ValueError:
+                raise ValidationError(f"--lock-timeout {g['lock_timeout']!r} is not a number") from None
+        store_path = g.get("store") or os.environ.get("MEM_STORE") or None
+        store = Store.open(store_path, lock_timeout=lock_timeout)
+        attach(store)
+        with Searcher(store, long_lived=False) as s:
+            res = s.search(
+                o["query"],
+                scopes=_csv(o["scope"]),
+                kinds=_csv(o["kind"]),
+                tags=_csv(o["tag"]),
+                statuses=_csv(o["status"]),
+                as_of=parse_time(o["as_of"], "--as-of") if o["as_of"] else None,
+                known_at=parse_time(o["known_at"], "--known-at") if o["known_at"] else None,
+                k=o["k"],
+                mode=o["mode"],
+                explain=o["explain"],
+            )
+        for w in res.warnings:
+            sys.stderr.write(f"warning: {w}\n")
+        render(res, o["query"], o["json"], o["explain"])
+        return 0
+    except MemError as exc:
+        if g.get("json_errors"):
+            sys.stderr.write(json.dumps(exc.to_json(), ensure_ascii=False) + "\n")
+        else:
+            sys.stderr.write(f"error: {exc}\n")
+        return int(exc.exit_code)
