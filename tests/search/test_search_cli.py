@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -122,3 +123,24 @@ def test_forget_through_cli_then_search(tmp_path: Path) -> None:
     for mode in ("lexical", "vector", "hybrid"):
         out = run_mem("--store", str(root), "search", "kites", "--mode", mode, "--json", env=ENV)
         assert out.returncode == 0 and out.json()["hits"] == [], mode
+
+
+def test_fast_path_matches_typer_command(cli_store: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from mem.cli.app import build_app
+    from mem.cli.main import main
+    from mem.cli.searchfast import parse
+
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")
+    root, _ = cli_store
+    assert parse(["search", "q", "--help"]) is None and parse(["search", "--batch"]) is None
+    assert parse(["search", "a", "b"]) is None and parse(["list"]) is None
+    assert parse(["-s", "x", "search", "q", "--scope=a,b", "-k", "3"]) is not None
+    for extra in (["--json", "--explain"], ["--mode", "lexical"], ["--scope", "ana", "-k", "1", "--json"]):
+        args = ["--store", str(root), "search", "lives", *extra]
+        assert main(args) == 0
+        fast = capsys.readouterr().out
+        with contextlib.suppress(SystemExit):
+            build_app("search")(args=args, prog_name="mem", standalone_mode=False)
+        typer_out = capsys.readouterr().out
+        assert fast == typer_out and fast
