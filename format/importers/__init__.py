@@ -39,10 +39,21 @@ SYSTEMS: tuple[str, ...] = tuple(READERS)
 FOREIGN: frozenset[str] = frozenset({"windieos", "matrixos", "skales", "soulofwaifu"})
 
 
+def _regular_or_folder(path: Path) -> None:
+    """Refuse FIFOs, sockets and devices: reading one could block forever or never end."""
+    if not (path.is_file() or path.is_dir()):
+        raise InvalidInputError(
+            "not a regular file or a folder (a FIFO, socket or device is not read)",
+            path=path,
+            hint="use '-' to import from standard input",
+        )
+
+
 def detect(path: Path) -> str:
     """The system of ``path``; raises InvalidInputError when it cannot tell."""
     if not path.exists():
         raise NotFoundError("no such file or directory", path=path)
+    _regular_or_folder(path)
     if path.is_file():
         name = path.name.lower()
         if name.endswith((".jsonl", ".ndjson", ".jsonl.txt")):
@@ -84,6 +95,7 @@ def read_source(path: Path, system: str, opts: ReadOptions | None = None) -> Ite
         raise InvalidInputError(f"unknown source {system!r} (one of {', '.join(SYSTEMS)})")
     if not path.exists():
         raise NotFoundError("no such file or directory", path=path)
+    _regular_or_folder(path)
     if system in ("jsonl", "csv") and path.is_dir():
         raise InvalidInputError(f"--from {system} reads a file, and this is a folder", path=path)
     if system in FOREIGN - {"matrixos"} and not path.is_dir():

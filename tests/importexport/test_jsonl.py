@@ -390,3 +390,19 @@ def test_dry_run_sees_conflicts_within_the_input(store: Store, tmp_path: Path) -
     real = import_path(store, p, "jsonl")
     assert dry.counts == real.counts
     assert (real.counts["created"], real.counts["conflict"], real.counts["unchanged"]) == (1, 1, 1)
+
+
+def test_fifo_and_devices_are_refused(store: Store, tmp_path: Path) -> None:
+    import os
+
+    from mem.format.errors import InvalidInputError
+
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    for path, system in ((fifo, "jsonl"), (Path("/dev/zero"), "csv"), (Path("/dev/null"), "windieos")):
+        with pytest.raises(InvalidInputError, match="not a regular file or a folder"):
+            import_path(store, path, system)
+    from mem.format.importers import detect
+
+    with pytest.raises(InvalidInputError, match="not a regular file"):
+        detect(fifo)
