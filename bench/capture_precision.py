@@ -9,8 +9,11 @@ Corpora (tests/capture/data), each reported separately:
   (in-sample figures; the test suite fails on any must-not capture).
 - holdout2_*: written before the second round of pattern work, in a casual chat voice; used
   for tuning in that round (its "before" figures were the honest estimate).
-- holdout3_*: written last, never used to tune anything: the out-of-sample estimate.
-(The first held-out set, holdout_*, was merged into the pinned corpora once used.)
+- holdout4_*: written before the third round of pattern work, in new voices (older user,
+  teenager, non-native speaker, parent, developer, patient, traveller; fragments, lists, emojis,
+  and a block of hard negatives); measured untuned, then used for tuning in round 3.
+- holdout5_*: written last, never used to tune anything: the out-of-sample estimate.
+(Held-out sets 1 and 3, holdout_* and holdout3_*, were merged into the pinned corpora once used.)
 
 Definitions. A must-capture line is recalled when some capture of it has the expected kind. A
 capture is correct when it comes from a must-capture line and has that line's kind; captures
@@ -106,7 +109,9 @@ SETS: tuple[tuple[str, str, str, str], ...] = (
     ("pinned", "must_not_capture.txt", "must_capture.tsv", "pinned corpora (in-sample: the table was tuned on these)"),
     ("holdout", "holdout_must_not.txt", "holdout_must_capture.tsv", "held-out set 1"),
     ("holdout2", "holdout2_must_not.txt", "holdout2_must_capture.tsv", "held-out set 2 (casual chat voice)"),
-    ("holdout3", "holdout3_must_not.txt", "holdout3_must_capture.tsv", "held-out set 3 (written last, never tuned on)"),
+    ("holdout3", "holdout3_must_not.txt", "holdout3_must_capture.tsv", "held-out set 3 (merged into pinned in round 3)"),
+    ("holdout4", "holdout4_must_not.txt", "holdout4_must_capture.tsv", "held-out set 4 (new voices; measured untuned, then tuned on in round 3)"),
+    ("holdout5", "holdout5_must_not.txt", "holdout5_must_capture.tsv", "held-out set 5 (written last, never tuned on)"),
 )
 
 
