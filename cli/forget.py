@@ -35,6 +35,10 @@ def register(app: typer.Typer) -> None:
             f"{r.id}\t{r.scope}\t{r.kind}\t{one_line(r.content, 50)}\t(derived from {src})"
             for r, src in plan.cascade
         ]
+        lines += [
+            f"{r.id}\t{r.scope}\t{r.kind}\t{one_line(r.content, 50)}\t(restored: current again)"
+            for r in plan.restored
+        ]
         if dry_run:
             # the plan is the data of a dry run: stdout
             if json_out:

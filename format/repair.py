@@ -133,6 +133,24 @@ def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> Repai
                             detail={"action": "completed supersession", "superseded_by": r.id},
                         )
                         store._notify([Change("put", old.id, old.scope, new_old)])
+        # 3b. a superseded record whose successor was forgotten by an interrupted forget
+        for r in live.values():
+            succ = r.superseded_by
+            if r.status == "superseded" and succ and succ not in live and store.tombstones.find_id(succ):
+                rep.completed_supersessions.append(r.id)
+                if not dry_run:
+                    ghost = r.with_changes(id=succ, supersedes=(r.id,), status="active", superseded_by=None)
+                    for restored in store._restorations([ghost], set()):
+                        store._write_file(restored)
+                        store.log.append(
+                            "repair",
+                            id=r.id,
+                            scope=r.scope,
+                            before=r.digest,
+                            after=restored.digest,
+                            detail={"action": "restored a record whose successor was forgotten"},
+                        )
+                        store._notify([Change("put", r.id, r.scope, restored)])
         # 4. temp files (we hold the lock: no writer of ours is running)
         for sub in (RECORDS_DIR, TOMBSTONES_DIR, LOG_DIR, STATE_DIR, "."):
             base = store.root / sub

@@ -169,6 +169,9 @@ class ForgetPlan:
 
     requested: list[Record] = field(default_factory=list)
     cascade: list[tuple[Record, str]] = field(default_factory=list)  # (record, derived from id)
+    #: records a forgotten record had superseded: they become current again, as they were
+    #: before the supersession (the forgotten record is as if it had never been learned)
+    restored: list[Record] = field(default_factory=list)
 
     @property
     def records(self) -> list[Record]:
@@ -178,6 +181,7 @@ class ForgetPlan:
         return {
             "requested": [_brief(r) for r in self.requested],
             "cascade": [dict(_brief(r), derived_from=src) for r, src in self.cascade],
+            "restored": [_brief(r) for r in self.restored],
             "count": len(self.records),
         }
 
@@ -839,7 +843,11 @@ class Store:
                 scope=old.scope,
                 before=old.digest,
                 after=old_new.digest,
-                detail={"superseded_by": new.id, **({"reason": reason} if reason else {})},
+                detail={
+                    "superseded_by": new.id,
+                    "previous_status": old.status,
+                    **({"reason": reason} if reason else {}),
+                },
                 sync=self._sync,
             )
         self._notify([Change("put", new.id, new.scope, new), Change("put", old.id, old.scope, old_new)])
@@ -867,7 +875,41 @@ class Store:
                 seen.add(child.id)
                 plan.cascade.append((child, src))
                 queue.append(child.id)
+        plan.restored = self._restorations(plan.records, seen)
         return plan
+
+    def _restorations(self, forgotten: Iterable[Record], gone: set[str]) -> builtins.list[Record]:
+        """Records superseded by a record that is being forgotten, as they will be restored."""
+        out: builtins.list[Record] = []
+        prior: dict[str, str] | None = None
+        for r in forgotten:
+            for old_id in r.supersedes:
+                if old_id in gone:
+                    continue
+                try:
+                    old = self.get(old_id)
+                except NotFoundError:
+                    continue
+                if old.status != "superseded" or old.superseded_by != r.id:
+                    continue
+                if prior is None:
+                    prior = {
+                        str(e["id"]): str((e.get("detail") or {}).get("previous_status", "active"))
+                        for e in self.log.iter_events()
+                        if e.get("op") == "update" and (e.get("detail") or {}).get("superseded_by")
+                    }
+                status = prior.get(old.id, "active")
+                ended_by_it = old.valid_to is not None and old.valid_to in (r.valid_from, r.recorded_at)
+                out.append(
+                    old.with_changes(
+                        status=status if status in ("active", "candidate") else "active",
+                        superseded_by=None,
+                        superseded_at=None,
+                        valid_to=None if ended_by_it else old.valid_to,
+                        updated_at=now(),
+                    )
+                )
+        return out
 
     def forget(
         self,
@@ -914,6 +956,19 @@ class Store:
                     "forget", id=rec.id, scope=rec.scope, before=rec.digest, detail=detail, sync=self._sync
                 )
                 changes.append(Change("delete", rec.id, rec.scope))
+            for restored in plan.restored:
+                was = self.get(restored.id)
+                self._write_file(restored)
+                self.log.append(
+                    "update",
+                    id=restored.id,
+                    scope=restored.scope,
+                    before=was.digest,
+                    after=restored.digest,
+                    detail={"restored": True, "superseded_by_forgotten": was.superseded_by},
+                    sync=self._sync,
+                )
+                changes.append(Change("put", restored.id, restored.scope, restored))
         self._notify(changes)
         return plan
 

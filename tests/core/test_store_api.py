@@ -283,3 +283,26 @@ def test_override_lifts_a_forgotten_source_item(store: Store) -> None:
     back = store.add("reworded upstream", scope="a", kind="fact", source=src,
                      allow_tombstoned=True, override_reason="re-import on purpose")
     assert store.get(back.id).content == "reworded upstream\n"
+
+
+def test_forgetting_a_successor_restores_what_it_superseded(store: Store) -> None:
+    t0 = dt.datetime(2024, 1, 1, tzinfo=UTC)
+    old = store.add("Alice lives in Berlin", scope="alice", kind="fact", valid_from=t0, recorded_at=t0)
+    new, _ = store.supersede(old.id, "Alice lives in Lisbon", valid_from="2025-06-01")
+    plan = store.forget([new.id], dry_run=True)
+    assert [r.id for r in plan.restored] == [old.id]
+    assert plan.to_dict()["restored"][0]["status"] == "active"
+    store.forget([new.id], reason="wrong")
+    back = store.get(old.id)
+    assert back.status == "active" and back.superseded_by is None and back.superseded_at is None
+    assert back.valid_to is None and back.valid_from == t0
+    assert [r.id for r in store.list(RecordFilter(scopes=["alice"]))] == [old.id]
+    ev = list(store.log.iter_events())[-1]
+    assert ev["op"] == "update" and ev["detail"] == {"restored": True, "superseded_by_forgotten": new.id}
+
+
+def test_a_candidate_comes_back_as_a_candidate(store: Store) -> None:
+    old = store.add("maybe Berlin", scope="a", kind="fact", status="candidate")
+    new, _ = store.supersede(old.id, "maybe Lisbon")
+    store.forget([new.id])
+    assert store.get(old.id).status == "candidate"
