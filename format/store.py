@@ -262,6 +262,7 @@ class Store:
         self._log: AuditLog | None = None
         self.listeners: builtins.list[Callable[[builtins.list[Change]], None]] = []
         self._batch: builtins.list[Change] | None = None
+        self._batch_ids: set[str] | None = None  # ids of record files, known inside a batch
         self._batch_depth = 0
 
     # -- opening -------------------------------------------------------------------------------
@@ -508,6 +509,7 @@ class Store:
             changes: builtins.list[Change] = []
             if outer:
                 changes, self._batch = self._batch or [], None
+                self._batch_ids = None
             try:
                 if outer and changes:
                     os.sync()
@@ -516,6 +518,17 @@ class Store:
                 self.lock.release()
             if outer and changes:
                 self._notify(changes)
+
+    def _id_exists(self, record_id: str) -> bool:
+        """Whether a record file with this id exists in any scope.
+
+        Inside a batch, one listing of the store answers every question (a 100k-record import
+        must not list every scope folder once per record)."""
+        if self._batch is None:
+            return self.find_path(record_id) is not None
+        if self._batch_ids is None:
+            self._batch_ids = {rid for _, rid, _ in self.iter_paths()}
+        return record_id in self._batch_ids
 
     @property
     def _sync(self) -> bool:
@@ -530,6 +543,8 @@ class Store:
 
     def _write_file(self, rec: Record) -> Path:
         path = self.record_path(rec.scope, rec.id)
+        if self._batch_ids is not None:
+            self._batch_ids.add(rec.id)
         d = path.parent
         if not d.is_dir():
             ensure_dir(d, self.config.dir_mode)
@@ -594,7 +609,7 @@ class Store:
         """Write a new record (already built). Refuses an existing id and forgotten content."""
         rec = validate_record(rec)
         with self.lock:
-            if self.find_path(rec.id) is not None:
+            if self._id_exists(rec.id):
                 raise ConflictError(f"a record with id {rec.id} already exists")
             self._admit(rec, allow_tombstoned, override_reason)
             self._write_file(rec)
