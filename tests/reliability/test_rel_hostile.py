@@ -125,19 +125,12 @@ def test_fifo_as_record_file_never_opened(store: Store, tally: Callable[..., Non
 
 
 @pytest.mark.skipif(not has_command("import_"), reason="mem import not built yet")
-@pytest.mark.xfail(
-    strict=True,
-    reason="DEFECT (format/importers, cli/import_.py): `mem import --from jsonl FIFO` blocks forever "
-    "and /dev/zero is read without bound; a source that is not a regular file (or folder) should be "
-    "refused with exit 4",
-)
 def test_import_refuses_fifo_and_devices(store: Store, tmp_path: Path, tally: Callable[..., None]) -> None:
     import subprocess
 
     fifo = tmp_path / "fifo.jsonl"
     os.mkfifo(fifo)
-    tally("hostile input: FIFOs and device files", examples=3,
-          note="known defect: mem import blocks on a FIFO / streams a device")
+    tally("hostile input: FIFOs and device files", examples=3)
     for dev in (str(fifo), "/dev/zero", "/dev/urandom"):
         try:
             r = mem("--store", str(store.root), "import", "--from", "jsonl", dev, timeout=5)
