@@ -51,7 +51,7 @@ class WriterLock:
                         hint="wait for it to finish, or raise --lock-timeout / MEM_LOCK_TIMEOUT",
                     ) from None
                 time.sleep(delay)
-                delay = min(delay * 2, 0.1)
+                delay = min(delay * 2, 0.02)  # short: a waiter that sleeps long loses its turn
         self._fd = fd
         self._depth = 1
 
