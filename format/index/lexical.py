@@ -12,12 +12,11 @@ import contextlib
 import datetime as _dt
 import os
 import re
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexUnavailableError, InvalidInputError
 from ..record import Record
@@ -30,6 +29,9 @@ from .common import (
     read_pointer,
     write_pointer,
 )
+
+if TYPE_CHECKING:
+    import sqlite3
 
 SCHEMA_VERSION = 1
 WRITER_HEAP = 64 * 1024 * 1024
@@ -188,6 +190,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
+    import sqlite3
     if not create and not path.is_file():
         raise IndexUnavailableError("the lexical index state table is missing", path=path, hint=REBUILD_HINT)
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,8 @@ from .common import (
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import numpy as np
     import numpy.typing as npt
 
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def _open_db(path: Path, create: bool = False) -> sqlite3.Connection:
+    import sqlite3
     if not create and not path.is_file():
         raise IndexUnavailableError("the vector index table is missing", path=path, hint="run `mem rebuild --vectors`")
     try:
