@@ -48,7 +48,7 @@ QUALITY: list[dict[str, str]] = [
     {"record": "I am afraid of heights and avoid glass elevators.",
      "keyword": "afraid heights glass elevators", "paraphrase": "phobia of tall places"},
     {"record": "The spare house key is hidden under the blue flower pot.",
-     "keyword": "spare house key flower pot", "paraphrase": "where is the extra door key"},
+     "keyword": "spare house key flower pot", "paraphrase": "where did I stash a backup way to get into the home"},
     {"record": "My brother owes me two hundred euros from the concert tickets.",
      "keyword": "brother owes concert tickets", "paraphrase": "money my sibling has to pay back"},
     {"record": "I get migraines when I skip breakfast.",
