@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
+import json
 import os
 import re
 import time
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexUnavailableError, InvalidInputError
-from ..record import Record
+from ..ids import ID_RE
+from ..record import STATUSES, Record, canonical_body
 from ..timeutil import format_time, now
 from .common import (
     LEXICAL_KIND,
@@ -102,12 +105,6 @@ def fast_fields(raw: bytes) -> DocFields | None:
     A line scanner for the keys the index needs; anything unusual returns None. It does not
     validate the whole record: every search hit is re-read with the full parser anyway.
     """
-    import hashlib
-    import json
-
-    from ..ids import ID_RE
-    from ..record import STATUSES, canonical_body
-
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
