@@ -109,7 +109,6 @@ SETS: tuple[tuple[str, str, str, str], ...] = (
     ("pinned", "must_not_capture.txt", "must_capture.tsv", "pinned corpora (in-sample: the table was tuned on these)"),
     ("holdout", "holdout_must_not.txt", "holdout_must_capture.tsv", "held-out set 1"),
     ("holdout2", "holdout2_must_not.txt", "holdout2_must_capture.tsv", "held-out set 2 (casual chat voice)"),
-    ("holdout3", "holdout3_must_not.txt", "holdout3_must_capture.tsv", "held-out set 3 (merged into pinned in round 3)"),
     ("holdout4", "holdout4_must_not.txt", "holdout4_must_capture.tsv", "held-out set 4 (new voices; measured untuned, then tuned on in round 3)"),
     ("holdout5", "holdout5_must_not.txt", "holdout5_must_capture.tsv", "held-out set 5 (written last, never tuned on)"),
 )

@@ -7,7 +7,7 @@ proposes candidates; each one ends in exactly one outcome:
   provenance = transcript, conversation, turn, pattern and the quoted sentence);
 - ``sighting``: the scope already holds a live record with the same normalized content; that
   record's provenance gains the sighting (bounded, de-duplicated list), nothing new is added;
-- ``duplicate``: this very sighting (same transcript, conversation, turn and pattern) is
+- ``duplicate``: this very sighting (same transcript, conversation, turn, pattern and clause) is
   already in the store (a re-run over turns past a changed watermark);
 - ``suppressed-forgotten``: the content or the source item was forgotten (tombstone);
 - ``suppressed-rejected``: a reviewer rejected the same content or source item before;
@@ -309,7 +309,7 @@ def capture(
             indexes[sc] = _build_index(store, sc)
         return indexes[sc]
 
-    def handle(t: Transcript, turn: Turn, sc: str, c: Candidate, reread: bool) -> CaptureItem:
+    def handle(t: Transcript, turn: Turn, sc: str, c: Candidate, reread: bool, repeat: bool) -> CaptureItem:
         item = CaptureItem(
             "captured", t.source, turn.conversation, turn.index, c.pattern, c.kind, sc,
             c.confidence, c.content or None, c.quote or None,
@@ -328,6 +328,10 @@ def capture(
         }
         if turn.ts:
             src["ts"] = turn.ts
+        if repeat and c.clause:
+            # a second find of the same pattern in this turn ("I love X and I love Y"): the
+            # clause index makes its source key distinct; a first find keeps the plain key
+            src["clause"] = c.clause
         key = source_key(src)
         digest = match_digest(c.content)
         tomb = store.tombstones.load(sc)
@@ -389,8 +393,11 @@ def capture(
                 if not cands:
                     continue
                 sc = resolve_scope(turn, t, scope, scope_from)
+                patterns_seen: set[str] = set()
                 for c in cands:
-                    report.items.append(handle(t, turn, sc, c, rescan or sr.rewritten))
+                    repeat = c.pattern in patterns_seen
+                    patterns_seen.add(c.pattern)
+                    report.items.append(handle(t, turn, sc, c, rescan or sr.rewritten, repeat))
             pending_wm.append((t, new_marks))
 
     if dry_run:

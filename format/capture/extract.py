@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .confidence import CONFIDENCE, DEFAULT_CONFIDENCE
-from .normalize import clauses, complete, normalize, strip_leadins
+from .normalize import clauses_ex, complete, normalize, strip_leadins
 from .patterns import (
     PATTERNS,
     body_of,
@@ -29,6 +29,8 @@ class Candidate:
     quote: str
     confidence: float
     secret: str | None = None
+    #: index of the clause in the turn (or in the sentence, for :func:`match_sentence_all`)
+    clause: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +41,8 @@ class Skip:
     reason: str
 
 
-def _match_clause(clause: str, quote: str) -> Candidate | None:
-    body = body_of(complete(strip_leadins(clause)))
+def _match_clause(clause: str, quote: str, *, fragment: bool = False, index: int = 0) -> Candidate | None:
+    body = body_of(complete(strip_leadins(clause), fragment=fragment))
     if not body:
         return None
     for p in PATTERNS:
@@ -61,6 +63,7 @@ def _match_clause(clause: str, quote: str) -> Candidate | None:
             quote=quote if secret is None else "",
             confidence=CONFIDENCE.get(p.id, DEFAULT_CONFIDENCE),
             secret=secret,
+            clause=index,
         )
     return None
 
@@ -72,15 +75,22 @@ def match_sentence_all(sentence: str) -> list[Candidate]:
     of lead-ins and completed (see :mod:`mem.format.capture.normalize`) before matching; the
     quote kept in provenance is always the original sentence.
     """
+    return _match_sentence(sentence, 0)[0]
+
+
+def _match_sentence(sentence: str, base: int) -> tuple[list[Candidate], int]:
+    """Candidates of a sentence whose first clause has index ``base`` in the turn; and the
+    number of clauses of the sentence."""
     quote = sentence.strip()
     out: list[Candidate] = []
     seen: set[tuple[str, str]] = set()
-    for clause in clauses(body_of(normalize(sentence))):
-        c = _match_clause(clause, quote)
+    parts = clauses_ex(body_of(normalize(sentence)))
+    for i, (clause, fragment) in enumerate(parts):
+        c = _match_clause(clause, quote, fragment=fragment, index=base + i)
         if c is not None and (c.pattern, c.content) not in seen:
             seen.add((c.pattern, c.content))
             out.append(c)
-    return out
+    return out, len(parts)
 
 
 def match_sentence(sentence: str) -> Candidate | None:
@@ -97,13 +107,16 @@ def extract(text: str, *, explain: list[Skip] | None = None) -> list[Candidate]:
             explain.append(Skip(text.strip(), why))
         return []
     out: list[Candidate] = []
+    base = 0  # clause index in the turn: a skipped sentence counts as one clause
     for sentence, inside_quote in split_sentences(text):
         reason = "inside a quotation" if inside_quote else sentence_guard(sentence)
         if reason is not None:
+            base += 1
             if explain is not None:
                 explain.append(Skip(sentence, reason))
             continue
-        found = match_sentence_all(sentence)
+        found, n = _match_sentence(sentence, base)
+        base += max(n, 1)
         if found:
             out.extend(found)
         elif explain is not None:

@@ -61,9 +61,15 @@ _ID_RE = re.compile(r"\b[Ii]d (?=(?:rather|prefer|like|love|hate|say|never|alway
 _LONE_I_RE = re.compile(r"(?<![\w'.-])i(?=(?:'[a-z]+)?(?![\w.-]))")
 
 
+_EMOJI_RE = re.compile(
+    "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\u200d\ufe0f\u20e3]+"
+)
+
+
 def normalize(sentence: str) -> str:
     """Chat spelling -> the spelling the pattern table expects (see the module docstring)."""
     s = sentence.replace("’", "'").replace("‘", "'").replace("´", "'").replace("`", "'")
+    s = _EMOJI_RE.sub(" ", s)
     s = re.sub(r"\s+", " ", s).strip()
     letters = [c for c in s if c.isalpha()]
     if len(letters) >= 6 and all(c.isupper() for c in letters):
@@ -107,9 +113,49 @@ SUBORDINATOR_RE = re.compile(
 
 def clauses(sentence: str) -> list[str]:
     """The clauses of a normalized sentence body that may be mined, in order."""
+    return [c for c, _ in clauses_ex(sentence)]
+
+
+#: A fragment list: comma-separated verbless items without a subject ("43, two kids, live in
+#: Leeds", "Gordon here, 68, retired engineer"). Its items are mined one by one.
+_SUBJECT_START = re.compile(
+    r"(?i)^(?:I|I'm|I've|I'd|I'll|me|my|we|we're|we've|our|you|your|it|it's|this|that|these|those|"
+    r"the|he|she|they|there|here|what|how|why|who|when|where|if|please|can|could|would|do|does|is|are)\b"
+)
+
+
+def _fragment_items(s: str) -> list[str] | None:
+    body = strip_leadins(s)
+    items = [i.strip() for i in re.split(r"\s*,\s*", body) if i.strip()]
+    if len(items) < 2 or any(len(i.split()) > 7 for i in items) or not _is_fragment(items[0]):
+        return None
+    if not any(_is_fragment(i) and not i.isdigit() for i in items):
+        return None  # "3, 4, 5" is not a list of ages
+    return items
+
+
+def _is_fragment(item: str) -> bool:
+    """Is ``item`` a verbless fragment with an implied "I" that :func:`complete` fills in?"""
+    s = item.strip()
+    if _SUBJECT_START.match(s):
+        return False
+    if re.fullmatch(r"\d{1,3}", s) or _NAME_HERE_RE.fullmatch(s):
+        return True
+    return bool(_DROPPED_SUBJECT_RE.match(s) or _DROPPED_BE_RE.match(s) or any(rx.match(s) for rx, _ in _FRAGMENT_COMPLETIONS))
+
+
+def clauses_ex(sentence: str) -> list[tuple[str, bool]]:
+    """The clauses of a normalized sentence body, each with a flag: is it a fragment-list item?"""
     s = sentence.strip()
     if not s:
         return []
+    items = _fragment_items(s)
+    if items is not None:
+        return [(i, True) for i in items]
+    return [(c, False) for c in _clauses(s)]
+
+
+def _clauses(s: str) -> list[str]:
     if SUBORDINATOR_RE.match(strip_leadins(s)):
         return [s]  # only whole-sentence patterns ("whenever you ..., ...") may match
     parts = [p for p in _SPLIT_RE.split(s) if p and p.strip()]
@@ -121,6 +167,10 @@ def clauses(sentence: str) -> list[str]:
         # "my wife and I live ..." was split before "I": join the subject back
         if merged and re.fullmatch(r"(?i)(?:my|our) [\w-]+(?: [\w-]+)?", merged[-1]) and re.match(r"I\b", p):
             merged[-1] = merged[-1] + " and " + p
+            continue
+        # "me and my husband run ..." was split before "my"
+        if merged and merged[-1].lower() == "me" and re.match(r"(?i)my\b", p):
+            merged[-1] = "me and " + p
             continue
         merged.append(p)
     out = []
@@ -144,7 +194,11 @@ _INTERJECTIONS = (
     r"as a heads up|heads up|a heads up|just a heads up|quick note|side note|one more thing|"
     r"another thing|random but|random question but|fun fact|not sure if I mentioned(?: it| this)?"
     r"(?: but)?|in case you didn't know|as I said|like I said|as I mentioned|as mentioned|"
-    r"to be honest|tbh|ngl|to be clear|for what it's worth|fwiw|besides|incidentally"
+    r"to be honest|tbh|ngl|to be clear|for what it's worth|fwiw|besides|incidentally|"
+    r"lowkey|highkey|literally|fr|so basically|so anyway|(?:ok |okay )?long story(?: short)?(?: but)?(?: basically)?|"
+    r"before I forget|the thing is|a couple of things|two things|a few things|quick background|"
+    r"some background|a bit about me|about me|(?:just )?to give you (?:some |a bit of )?(?:background|context)|"
+    r"good morning|good afternoon|good evening|morning|evening|hiya|hello there|hi there|dear"
 )
 #: Openers removed only when punctuation follows ("No, I ...", "Great! I ...", "Note: my ...").
 _INTERJECTIONS_PUNCT = (
@@ -172,10 +226,21 @@ _OPENER_BLOCK = re.compile(
 )
 
 
+#: A first-person frame around a first-person complement: "I've found that I really like ...".
+_COMPLEMENT_RE = re.compile(
+    r"(?i)^(?:I(?:'ve| have)? (?:found|realised|realized|discovered|learned|learnt|noticed|figured out) (?:that )?|"
+    r"(?:after|before|since) \w+ing(?: [\w']+){0,3},? (?=I(?:'ve| have)? (?:found|realised|realized|discovered|learned|learnt|noticed|figured out)\b))(?=I\b)"
+)
+
+
 def strip_leadins(sentence: str) -> str:
     """The sentence without its leading interjections and discourse openers."""
     s = sentence.strip()
     for _ in range(6):
+        m = _COMPLEMENT_RE.match(s)
+        if m:
+            s = s[m.end() :]
+            continue
         m = _LEADIN_RE.match(s)
         if m and m.end() < len(s):
             s = s[m.end() :].lstrip()
@@ -207,15 +272,77 @@ _TIME_FRONT_RE = re.compile(
 _WE_RE = re.compile(r"(?i)^(?:(?:my|our) (?P<r>[\w-]+(?: [\w-]+)?) and I|me and my (?P<r2>[\w-]+))\b")
 
 
-def complete(clause: str) -> str:
-    """Restore a dropped subject, move a fronted time phrase to the end, 'my X and I' -> 'we'."""
+_NAME_HERE_RE = re.compile(r"(?!(?:Me|Mum|Mom|Dad|Nobody|Everyone|Someone|Nothing|Still|Just|Back|Right|Over|Out|Up)\b)[A-Z][a-z-]+(?: [A-Z][a-z-]+)? here")
+_TIME_FRONT_BARE_RE = re.compile(rf"(?i)^(?P<t>weekends|weekdays|weeknights|{_DAYS}s),?\s+(?=(?:I|we)\b)")
+#: Verbless fragments with an implied "I" (round 3): what to put in front of them.
+_FRAG_STATES = (
+    r"(?:vegetarian|vegan|pescatarian|veggie|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|"
+    r"(?:type [12] )?diabetic|coeliac|celiac|left[- ]handed|right[- ]handed|colou?r[- ]?blind|deaf|"
+    r"dyslexic|autistic|epileptic|asthmatic|pregnant|sober|teetotal|married|single|divorced|widowed|"
+    r"engaged|retired|unemployed|self[- ]employed|semi[- ]retired|immunocompromised|partially sighted|"
+    r"hard of hearing|neurodivergent|disabled|kosher|halal)"
+)
+_FRAG_JOBS = (
+    r"(?:engineer|developer|programmer|nurse|teacher|doctor|gp|surgeon|dentist|lawyer|solicitor|"
+    r"accountant|designer|architect|student|researcher|scientist|professor|lecturer|manager|"
+    r"consultant|writer|journalist|editor|photographer|artist|musician|chef|cook|baker|farmer|pilot|"
+    r"driver|electrician|plumber|carpenter|mechanic|firefighter|paramedic|pharmacist|therapist|"
+    r"psychologist|social worker|vet|translator|analyst|freelancer|contractor|librarian|barista|"
+    r"bartender|civil servant|soldier|carer|caregiver|midwife|postman|postwoman|headteacher|"
+    r"cleaner|builder|welder|mum|mom|dad|parent|grandmother|grandfather|retiree|pensioner|widow|widower)"
+)
+_FRAGMENT_COMPLETIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?i)^been\b"), "I've "),
+    (re.compile(r"(?i)^(?:born|raised|brought up)\b"), "I was "),
+    (re.compile(rf"(?i)^(?:(?:strictly|fully|mostly|also) )?{_FRAG_STATES}(?:$| (?:since|for|btw|too|and|but|so|as|like|now)\b.{{0,40}}$)"), "I'm "),
+    (re.compile(rf"(?i)^(?:(?!(?:is|are|was|were|am|be|my|our|his|her|their|your|the|a|an|this|that|not|no|and|or|of|to)\b)[\w-]+ ){{1,3}}{_FRAG_JOBS}(?: (?:living|based|working) .{{2,60}})?$"), "I'm a "),
+    (re.compile(r"(?i)^(?:a |an |one |two |three |four |five |six |\d+ )(?:[\w-]+ )?(?:kids?|child(?:ren)?|sons?|daughters?|"
+                r"boys?|girls?|grandkids|grandchildren|dogs?|cats?|pets?|rabbits?|horses?)\b(?: .{0,40})?$"), "I have "),
+    (re.compile(r"(?i)^(?:live (?:in|with|near|alone|on|outside|just)|suffer from|commute)\b"), "I "),
+    (re.compile(r"(?i)^(?:huge|big|massive|lifelong|die-hard) [\w-]+ (?:fan|lover|nerd|geek)\b"), "I'm a "),
+    (re.compile(r"(?i)^(?:(?:really |just |absolutely )?(?:can't get enough of|can not get enough of)|(?:really )?obsessed with|"
+                r"(?:lowkey |highkey )?obsessed with|(?:a )?(?:huge|big|massive) [\w-]+ fan|(?:really )?not (?:a |really a |much of a )?(?:big |huge )?fan of|"
+                r"not (?:really |that )?(?:into|keen on|big on|fond of))\b"), "I'm "),
+    (re.compile(r"(?i)^never (?:really )?been (?:a |much of a )?(?:big |huge )?fan of\b"), "I've "),
+)
+
+
+#: Bare verbs that are imperatives in a whole sentence ("use metric") but have an implied "I" as
+#: items of a fragment list ("43, two kids, work in IT").
+_FRAGMENT_ONLY_RE = re.compile(r"(?i)^(?:work|study|teach|speak|own|drive|use|go to|run|have)\b")
+
+
+def complete(clause: str, *, fragment: bool = False) -> str:
+    """Restore a dropped subject, move a fronted time phrase to the end, 'my X and I' -> 'we'.
+
+    ``fragment``: the clause is an item of a fragment list ("43, two kids, live in Leeds"), so a
+    bare number is an age ("I'm 43").
+    """
     s = clause.strip()
     m = _TIME_FRONT_RE.match(s)
     if m:
         s = s[m.end() :] + " " + m.group("t")
+    else:
+        m = _TIME_FRONT_BARE_RE.match(s)
+        if m:
+            s = s[m.end() :] + " on " + m.group("t")
     if _DROPPED_SUBJECT_RE.match(s):
         s = "I " + s
     elif _DROPPED_BE_RE.match(s):
         s = "I'm " + ("a " if s.lower().startswith(("huge", "big", "massive", "long", "fan")) else "") + s
+    elif fragment and re.fullmatch(r"\d{1,3}", s):
+        s = "I'm " + s
+    elif _NAME_HERE_RE.fullmatch(s):
+        s = "I'm " + s[: -len(" here")]
+    elif fragment and _FRAGMENT_ONLY_RE.match(s):
+        s = "I " + s
+    elif not _SUBJECT_START.match(s):
+        for rx, head in _FRAGMENT_COMPLETIONS:
+            if rx.match(s):
+                s = head + s
+                break
+    # "my eldest, Ruby, is 9" / "my sister-in-law, who's a midwife, is called Naomi"
+    s = re.sub(r"^((?i:my|our) [\w-]+(?: [\w-]+)?), ([A-Z][a-z'-]+), ", r"\1 \2 ", s)
+    s = re.sub(r"^((?i:my|our) [\w-]+(?: [\w-]+)?), (?i:who|who's|who is|whose|which)\b[^,]{2,80}, ", r"\1 ", s)
     s = _WE_RE.sub("we", s)
     return s

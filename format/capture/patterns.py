@@ -51,11 +51,17 @@ _RELATIONS = (
     r"accountant|landlord|landlady|trainer|coach|tutor|mentor|vet|babysitter|nanny|"
     r"(?:sister|brother|mother|father|son|daughter)-in-law|step(?:mom|mum|dad|mother|father|"
     r"sister|brother|son|daughter)|pediatrician|paediatrician|physio|physiotherapist|"
-    r"hairdresser|barber|plumber|mechanic|financial advisor|advisor|adviser)"
+    r"hairdresser|barber|plumber|mechanic|financial advisor|advisor|adviser|"
+    # round 3: more people in a life, and medical specialists by their suffix
+    r"business partner|mate|pal|buddy|bestie|bff|other half|ex|ex-wife|ex-husband|ex-partner|"
+    r"godmother|godfather|godson|goddaughter|carer|cleaner|childminder|optician|optometrist|"
+    r"pharmacist|surgeon|consultant|midwife|solicitor|agent|line manager|team lead|tech lead|"
+    r"eldest|youngest|oldest|middle child|twins|in-laws|[a-z]+ologist|[a-z]+iatrist|[a-z]+ician|"
+    r"osteopath|chiropractor|psychotherapist|counsellor|counselor|nurse|teacher|headteacher)"
 )
 _PETS = r"(?:dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|birds?|rabbits?|hamsters?|horses?|fish|turtles?|snakes?|geckos?|guinea pigs?)"
 _KIDS = (
-    r"(?:kids?|child(?:ren)?|sons?|daughters?|siblings?|brothers?|sisters?|twins|grandkids|"
+    r"(?:kids?|child(?:ren)?|childs|sons?|daughters?|siblings?|brothers?|sisters?|twins|twin (?:boys|girls)|grandkids|"
     r"grandchildren|grandsons?|granddaughters?|step(?:sons?|daughters?)|baby|toddler|teenagers?)"
 )
 _JOBS = (
@@ -69,7 +75,11 @@ _JOBS = (
     r"retiree|stay-at-home (?:mom|dad|parent)|homemaker|civil servant|soldier|nanny|caregiver|"
     r"coach|trainer|tutor|midwife|optometrist|physiotherapist|paralegal|banker|trader|actor|"
     r"actress|dancer|illustrator|animator|sysadmin|devops engineer|product owner|ux designer|"
-    r"copywriter|marketer|teaching assistant|postdoc|phd candidate|undergrad|grad student)"
+    r"copywriter|marketer|teaching assistant|postdoc|phd candidate|undergrad|grad student|"
+    r"security guard|guard|officer|care worker|support worker|factory worker|worker|operator|technician|"
+    r"receptionist|clerk|porter|cleaner|labourer|laborer|miner|secretary|administrator|coordinator|"
+    r"supervisor|director|executive|ceo|cto|cfo|headteacher|headmaster|headmistress|postman|postwoman|"
+    r"hairdresser|beautician|carer|childminder|estate agent|solicitor|surveyor|dispatcher)"
 )
 _STATES = (
     r"(?:vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]intolerant|diabetic|"
@@ -111,6 +121,12 @@ _NOT_ALLERGENS = {
     "responsibility", "math", "maths", "cleaning", "chores", "running", "early mornings",
     "small talk", "deadlines", "taxes", "paperwork", "you", "this", "that", "it", "everything",
 }  # fmt: skip
+#: Organisational "from" ("I'm from the marketing team", "I'm from IT"): not a place.
+_ORG_FROM = re.compile(
+    r"(?i)^(?:the )?(?:[\w&-]+ ){0,3}(?:team|department|dept|office|division|unit|council|company|firm|agency|"
+    r"desk|helpdesk|ministry|committee|board|bank|future|past|group|squad|crew|side)\b|"
+    r"^(?:IT|HR|sales|marketing|accounts|finance|legal|support|customer service|admin|payroll|procurement|ops)\b"
+)
 #: Objects of like/love/hate/prefer that point back at the conversation, not at a taste.
 _DISCOURSE = re.compile(
     r"(?i)^(?:it|this|that|these|those|them|him|her|you|your|yours|how|what|when|where|which|"
@@ -174,6 +190,25 @@ _WH_START = re.compile(
 )
 
 
+#: Idioms shaped like declarations (round 3 hard negatives): "I'm dying to ...", "I'm married to
+#: my job", "I live for drama", "I'm from the future", "I'm a sucker for punishment".
+_IDIOM = re.compile(
+    r"(?i)^(?:(?:oh|ok|okay|well|honestly|so|yeah),?\s+)*(?:I'm|I am|im) (?:(?:literally|just|so|all) )?"
+    r"(?:dying to|dying for|all ears|down for|game for|all for|over the moon|on cloud nine|a glutton for|"
+    r"a sucker for punishment|married to (?:my|the) (?:job|work|desk|phone|laptop)|from the future|"
+    r"in two minds|on the fence|up to my (?:eyes|neck|ears)|all over the place|not in the mood)\b|"
+    r"^(?:I|we) (?:live for|could (?:eat|sleep|kill)|have a bone to pick|have a soft spot for (?:this|that|it)|"
+    r"'ve got your back|have your back)\b"
+)
+#: Statements inside a work of fiction, a game, a script or a form ("my character is a level 12
+#: elf", "in the book, Elena lives in Naples", "the field says Name: John").
+_FICTION = re.compile(
+    r"(?i)\b(?:in the (?:show|series|book|books|novel|film|movie|game|comic|manga|anime|story|script|play|episode)|"
+    r"(?:my|the|our) (?:[\w&-]+ )?character(?:'s)?\b|in (?:the |this )?game,? I|my (?:avatar|persona|alter ego|oc)\b|"
+    r"the (?:form|field|template|placeholder|sign|quote|label)\b)"
+)
+
+
 def sentence_guard(sentence: str) -> str | None:
     """Why a sentence must not be mined (a short reason), or None when it may be."""
     s = sentence.strip()
@@ -191,6 +226,10 @@ def sentence_guard(sentence: str) -> str | None:
         return "reported speech"
     if _SARCASM.search(s) or _SARCASM_LOVE.search(s):
         return "sarcasm marker"
+    if _IDIOM.search(s):
+        return "idiom"
+    if _FICTION.search(s):
+        return "fiction, game or form"
     if _WH_START.match(s):
         return "question"
     if _CODE.search(s):
@@ -471,8 +510,13 @@ def _r_rel_attr(m: re.Match[str]) -> str | None:
     return f"User's {rel}'s {attr} is {value}"
 
 
+_TRAILING_FILLER = re.compile(
+    r"(?i)(?:\s+(?:honestly|tbh|really|though|anyway|apparently|seriously|literally|i swear|i think|lol|haha|ngl|for real|fr))+$"
+)
+
+
 def _r_allergy(m: re.Match[str]) -> str | None:
-    x = _g(m, "x")
+    x = _TRAILING_FILLER.sub("", _g(m, "x"))
     if x.lower() in _NOT_ALLERGENS or _DISCOURSE.match(x):
         return None
     return f"User is allergic to {_rest_pronouns(x, for_assistant=False)}"
@@ -702,7 +746,7 @@ _CORE: tuple[Pattern, ...] = (
             _r_remember_to, "'remember to' + an errand verb (buy, call, pay, send...)",
             "Remember to buy a gift for Leo."),
     Pattern("action.need-to-by", "action_item",
-            _rx(r"(?i)i (?:really )?(?P<mod>need to|have to|must|gotta|got to|should) (?P<x>.{3,200})$"),
+            _rx(r"(?i)i(?:'ve| have)? (?:really )?(?P<mod>need to|have to|must|gotta|got to|should) (?P<x>.{3,200})$"),
             _r_need, "'I need to/have to ...' with a date or deadline",
             "I need to renew my driver's license by the end of the month."),
     Pattern("action.add-to-list", "action_item",
@@ -738,7 +782,7 @@ _CORE: tuple[Pattern, ...] = (
             _r_birthday, "'my birthday is <date>'", "My birthday is June 2."),
     Pattern("fact.from", "fact",
             _rx(r"(?i:i(?:'m| am) (?:originally )?from)\s+(?P<x>[A-Z][^,;]{1,60})" + _TAIL),
-            _simple("User is from {x}"), "'I'm from <Place>'", "I'm from Lagos."),
+            lambda m: None if _ORG_FROM.match(_g(m, "x")) else f"User is from {_g(m, 'x')}", "'I'm from <Place>'", "I'm from Lagos."),
     Pattern("fact.married-to", "fact",
             _rx(rf"(?i:i(?:'m| am) married to)\s+{NAME}{_TAIL}"),
             _r_name("User is married to {name}"), "'I'm married to <Name>'", "I'm married to Dana."),
@@ -898,7 +942,12 @@ _EVENT_NOUNS = (
     r"match|race|marathon|scan|procedure|hearing|court date|deadline|performance|gig|"
     r"anniversary|birthday party|funeral|ceremony|christening|baby shower|due date|"
     r"driving test|viva|defense|defence|review|audition|competition|tournament|shift|"
-    r"check-?in|consultation|session|class|lesson|course|seminar|workshop|retreat)"
+    r"check-?in|consultation|session|class|lesson|course|seminar|workshop|retreat|"
+    r"mri|mri scan|ct scan|x-ray|ultrasound|jab|vaccine|vaccination|booster|smear(?: test)?|"
+    r"mammogram|colonoscopy|endoscopy|biopsy|root canal|filling|blood test|parents'? evening|"
+    r"sports day|open day|school play|nativity|prom|baby|house move|move|completion|induction|"
+    r"orientation|first day|leaving do|hen do|stag do|hen party|stag party|bar mitzvah|bat mitzvah|"
+    r"job|new job|exams|finals|a-levels|gcses)"
 )
 _MONTH_WORDS = _MONTHS
 #: A day-level date: a meeting "at 4" or "in five minutes" is not an event worth a memory.
@@ -907,13 +956,15 @@ _DAY_DATE = re.compile(
     rf"autumn|fall|winter|term|semester)|this (?:week|weekend|month|year|spring|summer|autumn|fall|"
     rf"winter|{_DAYS})|\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}[/.]\d{{1,2}}(?:[/.]\d{{2,4}})?|"
     rf"in (?:\d+|a|two|three|four|a few|a couple of) (?:days|weeks|months)|end of (?:the )?(?:week|month|year)|"
-    rf"(?:spring|summer|autumn|fall|winter|christmas|easter|new year)\b)"
+    rf"(?:spring|summer|autumn|fall|winter|christmas|easter|new year|half[- ]term|bank holiday|"
+    rf"thanksgiving|eid|diwali|hanukkah|passover|the holidays)\b)"
 )
 _DAYS_PL = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
 _FREQ = (
     rf"(?:every (?:other )?\w+(?: \w+)?|each \w+|on {_DAYS_PL}(?: and {_DAYS_PL})?|on {_DAYS}(?: and {_DAYS})? (?:mornings|evenings|nights|afternoons)|"
     rf"on (?:weekdays|weekends|week ?nights|workdays)|at (?:the )?weekends?|at night|"
     rf"(?:once|twice|three times|four times|\d+ times) (?:a|per|every) (?:day|week|month|year)|"
+    rf"(?:one|two|three|four|five|six|\d) (?:days|nights|mornings|evenings|afternoons|shifts) (?:a|per) (?:week|month|fortnight)|"
     rf"daily|weekly|monthly|most (?:days|mornings|evenings|nights|weekends|weeks)|"
     rf"in the (?:mornings|evenings)|(?:before|after) work|to (?:work|school|the office|uni|college)|"
     rf"{_DAYS_PL}(?: (?:mornings?|evenings?|nights?))?)"
@@ -1025,6 +1076,8 @@ def _r_plan(m: re.Match[str]) -> str | None:
     v, x = _g(m, "v").lower(), _g(m, "x")
     if _DISCOURSE.match(x) or re.match(r"(?i)^(?:be|do|say|try|have|get|see|think|go|stop|leave|ask|tell|check|figure|sleep|rest|pee|eat|cry|scream|lose it|wing it)\b(?! to)", x):
         return None
+    if v == "going" and re.match(r"[A-Z]", x):
+        return None  # "I'm going to Japan in April": travel, see event.travel
     if v in ("going", "hoping", "trying", "want", "would like", "'d like") and not (_date_ok(x) or re.search(r"(?i)\b(?:by|before) (?:the|my|our|next|this|end)\b", x)):
         return None
     if not _not_task(x):
@@ -1177,6 +1230,8 @@ def _r_name_is_my(m: re.Match[str]) -> str | None:
 
 def _r_from2(m: re.Match[str]) -> str | None:
     x = _g(m, "x")
+    if _ORG_FROM.match(x):
+        return None
     if re.match(r"(?i)(?:the (?![A-Z])|here|there|around|work|school|home|another|my|this|that|it|nowhere|everywhere|out|far|all over|somewhere|the future|the past|a (?!(?:\w+ ){0,2}(?:town|village|city|island|farm|suburb|country|family|place)\b))", x):
         return None
     if not re.search(r"[A-Z]", x) and not x.islower():
@@ -1240,13 +1295,24 @@ def _r_taste2(verb: str) -> Render:
         x = _g(m, "x")
         if not x or _DISCOURSE.match(x) or _POLITE.match(x) or re.match(r"(?i)^(?:to be\b|when|how|what|it|this|that)\b", x):
             return None
+        if re.match(r"(?i)^(?:punishment|pain|trouble|a challenge|attention|drama)\b", x):
+            return None
         return f"User {verb.format(**{k: (v or '').strip().lower() for k, v in m.groupdict().items()})} {_rest_pronouns(x, for_assistant=False)}"
 
     return r
 
 
+_FICTION_CATEGORY = re.compile(
+    r"(?i)\b(?:character|villain|hero|heroine|protagonist|antagonist|episode|scene|chapter|line|quote|"
+    r"bit|part|moment|level|boss|weapon|season|storyline|arc|ship|couple)s?\b|\bin the (?:show|series|book|books|"
+    r"film|movie|game|comic|novel|story)\b"
+)
+
+
 def _r_fav_inverted(m: re.Match[str]) -> str | None:
     v, a = _g(m, "v"), _g(m, "a")
+    if _FICTION_CATEGORY.search(a):
+        return None
     if re.match(r"(?i)(?:this|that|it|these|those|here|there|he|she|they|mine|yours|which|what)\b", v):
         return None
     kind = _g(m, "k").lower().replace("fave", "favorite").replace("favourite", "favorite")
@@ -1472,7 +1538,7 @@ _GENERAL: tuple[Pattern, ...] = (
             lambda m: f"User is learning {((_g(m, 'v') + ' ') if _g(m, 'v') else '') + _g(m, 'x')}", "'I'm learning Japanese'",
             "I'm learning Japanese."),
     Pattern("fact.speaks2", "fact",
-            _rx(rf"(?i)I (?:also )?(?:speak|can speak|am fluent in|'m fluent in) (?P<x>(?:(?:fluent|some|basic|a little|a bit of|native|conversational|decent|broken|good|ok|okay) )?{_LANGS}(?:(?:,| and| or| plus) (?:(?:fluent|some|basic|a little|a bit of|native|conversational|decent|broken|good) )?{_LANGS})*)(?: (?:fluently|natively|well))?" + _TAIL),
+            _rx(rf"(?i)I(?: also)?(?: speak| can speak| am fluent in|'m fluent in| am also fluent in|'m also fluent in) (?P<x>(?:(?:fluent|some|basic|a little|a bit of|native|conversational|decent|broken|good|ok|okay) )?{_LANGS}(?:(?:,| and| or| plus) (?:(?:fluent|some|basic|a little|a bit of|native|conversational|decent|broken|good) )?{_LANGS})*)(?: (?:fluently|natively|well))?" + _TAIL),
             _simple("User speaks {x}"), "'i speak spanish and a bit of french' (a language lexicon, any case)",
             "i speak spanish and a bit of french"),
     # ---- health, diet, household
@@ -1494,7 +1560,7 @@ _GENERAL: tuple[Pattern, ...] = (
             lambda m: None if _g(m, "v").lower() == "keep" and not re.match(r"(?i)(?:kosher|halal|vegan|vegetarian|a (?:kosher|halal|vegan|vegetarian|gluten-free) (?:kitchen|diet|home))$", _g(m, "x")) else f"User {third_singular(_g(m, 'v').split()[0]) + (' ' + ' '.join(_g(m, 'v').split()[1:]) if len(_g(m, 'v').split()) > 1 else '')} {_g(m, 'x')}",
             "'I avoid sugar', 'I keep kosher', 'I can't have dairy'", "I keep kosher."),
     Pattern("fact.has2", "fact",
-            _rx(rf"(?i)(?:I|we)(?: have|'ve got| have got| got| own) (?P<x>(?:a|an|one|two|three|four|five|six|\d+) (?:[\w-]+ ){{0,4}}(?:{_PETS}|{_KIDS}|\d+[- ]year[- ]olds?|[\w-]+ (?:retriever|terrier|collie|spaniel|shepherd|poodle|labrador|lab|beagle|bulldog|husky|pug|dachshund|chihuahua|corgi|greyhound|whippet|tabby|siamese|persian|maine coon))(?: (?:named|called) [A-Z][\w'-]+(?:(?:,| and) [A-Z][\w'-]+)*)?(?:,? [A-Z][\w'-]+ and [A-Z][\w'-]+)?)" + _TAIL),
+            _rx(rf"(?i)(?:I|we)(?: have|'ve got| have got| got| own) (?P<x>(?:(?:a|an|one|two|three|four|five|six|\d+) (?:[\w-]+ ){{0,4}}|(?=twin|twins\b|grandkids\b|grandchildren\b))(?:{_PETS}|{_KIDS}|\d+[- ]year[- ]olds?|[\w-]+ (?:retriever|terrier|collie|spaniel|shepherd|poodle|labrador|lab|beagle|bulldog|husky|pug|dachshund|chihuahua|corgi|greyhound|whippet|tabby|siamese|persian|maine coon))(?: (?:named|called) [A-Z][\w'-]+(?:(?:,| and) [A-Z][\w'-]+)*)?(?:,? [A-Z][\w'-]+ and [A-Z][\w'-]+)?(?: (?:under|aged|ages|age|both|all|over) [\w -]{{1,20}})?)" + _TAIL),
             _simple("User has {x}"), "'I've got a 2 year old', 'we've got a border collie called Skye'",
             "We've got a border collie called Skye."),
     Pattern("fact.has-named", "fact",
@@ -1505,7 +1571,7 @@ _GENERAL: tuple[Pattern, ...] = (
             lambda m: None if re.search(r"(?i)\b(?:nightmare|menace|monster|idiot|angel|sweetheart|bit|little)\b", _g(m, "x")) else f"User's {_g(m, 'p').lower()} is {_g(m, 'x')}",
             "'my dog is a 5 year old beagle named Rufus'", "My dog is a 5 year old beagle named Rufus."),
     Pattern("fact.dont-have", "fact",
-            _rx(r"(?i)I (?:don't|do not) (?:have|own) (?P<x>(?:a|an|any) (?:car|kids|children|pets|dog|cat|tv|television|license|licence|driving licen[cs]e|driver's license|smartphone|siblings|family nearby|garden|printer))" + _TAIL),
+            _rx(r"(?i)I (?:don't|do not) (?:have|own) (?P<x>(?:a|an|any) (?:car|kids|children|pets|dog|cat|tv|television|license|licence|driving licen[cs]e|driver's license|smartphone|siblings|family nearby|garden|printer|computer|laptop|internet|wifi|wi-fi|email address|microwave|dishwasher|washing machine|mobile|mobile phone|cell phone|bank account|credit card|partner))" + _TAIL),
             _r_dont_have, "'I don't have a car'", "I don't have a car."),
     Pattern("fact.drive", "fact",
             _rx(r"(?i)I (?:drive|ride|own) (?P<x>an? (?:\d{4} )?(?:[\w-]+ ){0,3}[\w-]+)" + _TAIL),
@@ -1516,7 +1582,7 @@ _GENERAL: tuple[Pattern, ...] = (
             lambda m: f"User's {_g(m, 'a').lower()} {'are' if _g(m, 'a').lower().endswith('s') else 'is'} {_g(m, 'v')}" if re.search(rf"(?i)\d|{_DAYS}|weekday|weekend|morning|evening|night|minutes|hours?\b", _g(m, "v")) else None,
             "'my work hours are 9 to 5'", "My work hours are 9 to 5."),
     Pattern("fact.day-off", "fact",
-            _rx(rf"(?i)(?P<d>{_DAYS}|weekends) (?:is|are) my (?P<x>(?!(?:least |most |all-time )?(?:favou?rite|worst|best|fave|busiest|longest|hardest)\b)(?:[\w-]+ ){{0,2}}(?:day|days|night|nights) ?(?:off)?)$"),
+            _rx(rf"(?i)(?P<d>{_DAYS}|weekends) (?:is|are) my (?P<x>(?!(?:least|most|all-time|favou?rite|worst|best|fave|\w+est)\b)(?:[\w-]+ ){{0,2}}(?:day|days|night|nights) ?(?:off)?)$"),
             lambda m: f"{_g(m, 'd').capitalize()} {'are' if _g(m, 'd').lower().endswith('s') else 'is'} the user's {_g(m, 'x')}",
             "'Fridays are my day off'", "Fridays are my day off."),
     Pattern("fact.reach-me", "fact",
@@ -1568,11 +1634,371 @@ _GENERAL: tuple[Pattern, ...] = (
             "I meditate every morning."),
 )
 
+
+# ---------------------------------------------------------------------------------------------
+# Round 3: general grammatical families that fill the gaps of the two layers above. They come
+# after them (and before the catch-all habit patterns), so a more specific pattern still wins.
+
+#: Medical conditions: a lexicon plus the headwords and suffixes that name one ("...itis",
+#: "... disease", "... syndrome"); temporary complaints (a headache, a cold) are not in it.
+_COND3 = (
+    r"(?:(?:mild|severe|chronic|bad|early[- ]onset|type [12]|stage \d|rheumatoid|osteo|seasonal|"
+    r"sleep|generali[sz]ed|social|postnatal|post-natal|high|low|an? (?:\w+ )?) ?){0,3}"
+    r"(?:[a-z]+itis|[a-z]+osis|[a-z]+a?emia|apno?ea|diabetes|asthma|eczema|psoriasis|migraines?|"
+    r"epilepsy|adhd|add|autism|dyslexia|dyspraxia|dyscalculia|tinnitus|vertigo|hay ?fever|cancer|"
+    r"insomnia|glaucoma|cataracts?|scoliosis|fibromyalgia|hypothyroidism|hyperthyroidism|"
+    r"endometriosis|pcos|copd|ms|ibs|gerd|acid reflux|reflux|gout|lupus|crohn'?s(?: disease)?|"
+    r"celiac|coeliac|[\w'-]+ disease|[\w'-]+ syndrome|[\w'-]+ disorder|[\w'-]+ deficiency|"
+    r"heart condition|blood pressure|cholesterol|bad back|bad knee|heart murmur|long covid|"
+    r"anxiety|depression|ptsd|ocd|bipolar(?: disorder)?|panic attacks|cold sores|nosebleeds|"
+    r"seasickness|motion sickness|pacemaker|stoma|prosthetic \w+|allerg(?:y|ies)|intolerance)"
+    r"(?: in (?:my|both) [\w ]{2,20}?)?"
+)
+_SINCE = (
+    r"(?: (?:for (?:about |over |almost |nearly |more than |the (?:last|past) )?(?:\d+|a|two|three|four|five|"
+    r"six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|fifty|many|several|a few|a couple of) (?:years|decades)|"
+    r"since (?:\d{4}|I was (?:a )?\w+|uni|school|college|childhood|birth|the \d0s|my \w+)))"
+)
+_PLURAL_NP = r"(?:(?:[A-Z]?[a-z-]+ ){0,2}[a-z-]+s)"
+_STYLE_ADJ = (
+    r"(?:short|brief|concise|simple|casual|formal|friendly|polite|professional|clear|plain|under|below|"
+    r"to|in|as|more|less|a bit|really|very|super|nice|neutral|quick|easy|cheap|light|low|basic)"
+)
+_LOCAL3 = re.compile(
+    r"(?i)\b(?:this|these|those|here|above|below|today|tonight|right now|for now|it)\b|"
+    r"\bthat (?:one|file|function|bit|part|line|paragraph|email|draft)\b|"
+    r"\bthe (?:file|draft|paragraph|variable|function|pr|branch|commit|test|line|doc|document|email|"
+    r"essay|report|slide|slides|table|list|script|class|method|query|loop|last one|second|first)\b|"
+    r"\b(?:in|for) this\b"
+)
+_COMM_VERBS = r"(?:explain|talk|speak|write|reply|respond|answer|describe|word|text|message|email)"
+
+
+def _r_condition3(m: re.Match[str]) -> str | None:
+    v = re.sub(r"\s+", " ", _g(m, "v").lower())
+    verb = {"have": "has", "'ve got": "has", "have got": "has", "got": "has", "live with": "lives with",
+            "suffer from": "suffers from", "was diagnosed with": "was diagnosed with",
+            "'ve been diagnosed with": "has been diagnosed with", "have been diagnosed with": "has been diagnosed with",
+            "get": "gets", "struggle with": "struggles with"}.get(v.strip(), "has")  # fmt: skip
+    x = _g(m, "x")
+    if re.match(r"(?i)(?:a |an )?(?:headache|cold|flu|fever|bug|hangover|cough|sore throat)\b", x):
+        return None
+    return f"User {verb} {_rest_pronouns(x, for_assistant=False)}"
+
+
+def _r_med_history(m: re.Match[str]) -> str | None:
+    return f"User has had {_rest_pronouns(_g(m, 'x'), for_assistant=False)}"
+
+
+def _r_duration(m: re.Match[str]) -> str | None:
+    v = _g(m, "v").lower()
+    if re.match(r"(?:waiting|trying|thinking|meaning|wanting|looking|asking|hoping|dying|struggling|putting|"
+                r"saying|telling|worrying|coughing|feeling|going|doing|getting|having|wondering|planning)$", v):
+        return None
+    return user_clause(body_of(m.group(0)))
+
+
+def _r_past_job(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    words = x.split()
+    head = words[-1].lower().rstrip("s") if words else ""
+    if re.match(r"(?i)(?:vegetarian|vegan|pescatarian|smoker|drinker|member|fan|kid|child|baby|teen|student)$", head):
+        return None
+    known = re.search(rf"(?i)\b(?:{_JOBS}|{_ROLES}|headmistress|headmaster|headteacher|postman|postwoman|miner|"
+                      r"seamstress|nurse|midwife|clerk|secretary|typist|policeman|policewoman|fireman)$", x)
+    if not known and (head in _NOT_OCCUPATIONS or not _AGENTIVE.match(head) or _HYPERBOLE.search(x)):
+        return None
+    return f"User was {_g(m, 'art')} {x} {_g(m, 'd')}".strip()
+
+
+def _r_tool(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?:Google|Chrome|Excel|Word)$", x) and _g(m, "f"):
+        return None
+    return f"User {third_singular(_g(m, 'v').split()[-1])} {x}{(' ' + _g(m, 'f')) if _g(m, 'f') else ''}"
+
+
+def _r_dont_call(m: re.Match[str]) -> str | None:
+    name = _g(m, "name")
+    if re.match(r"(?i)(?:after|before|at|on|until|till|back|tonight|tomorrow|today|now|again|later|when|if|that|"
+                r"this|anymore|every|during|in|up|out|names|about|for|with|crazy|a liar)\b", name):
+        return None
+    return f"Never call the user {name}"
+
+
+def _r_manner3(m: re.Match[str]) -> str | None:
+    x = re.sub(r"(?i)^(?:please|just),?\s+", "", body_of(m.group(0)))
+    if _LOCAL3.search(re.sub(r"(?i)\bI'm\b|\blike I\b.*$", "", x)):
+        return None
+    return cap(for_assistant(x))
+
+
+_GENERIC_OBJ = re.compile(
+    rf"(?i)^(?:me\b|my\b|any\b|anything\b|your (?:[\w-]+ )?{_OUTPUT_NOUNS}\b|(?:so many|too many|so much|too much|more than \d+) |"
+    rf"(?!the\b|a\b|an\b|this\b|that\b){_PLURAL_NP}\b)"
+)
+
+
+def _r_neg_generic(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if not _GENERIC_OBJ.match(x) or _LOCAL3.search(x) or _VOCATIVE.search(x):
+        return None
+    return cap(for_assistant(f"do not {_g(m, 'v').lower()} {x}"))
+
+
+def _r_domain(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if _LOCAL3.search(x):
+        return None
+    return cap(for_assistant(body_of(m.group(0))))
+
+
+def _r_no_ever(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?i)^(?:worries|worry|problem|problems|way|idea|thanks|thank you|clue|need|rush|pressure|more|offen[cs]e|"
+                r"stress|hurry|biggie|doubt|wonder|chance|kidding|comment|time|reason|matter|shame|sweat|"
+                r"big deal|harm done|hard feelings|luck|joke|kidding)\b", x) or _DISCOURSE.match(x):
+        return None
+    return f"No {x}"
+
+
+def _r_event3(m: re.Match[str]) -> str | None:
+    rest = _g(m, "x")
+    if not _date_ok(rest) or _LOCAL3.search(re.sub(r"(?i)\btonight\b", "", rest)):
+        return None
+    if re.match(r"(?i)(?:to )?(?:bed|sleep|the gym|the shops?|the store|the supermarket|work|lunch|dinner|the toilet|the loo|"
+                r"the pub|a meeting|a walk|home now)\b", rest):
+        return None
+    return user_clause(body_of(m.group(0)))
+
+
+def _r_rel_event(m: re.Match[str]) -> str | None:
+    v = _g(m, "v")
+    if not _date_ok(v):
+        return None
+    return f"User's {_g(m, 'r').lower()} {_g(m, 'w').lower()} {_rest_pronouns(v, for_assistant=False)}"
+
+
+def _r_better(m: re.Match[str]) -> str | None:
+    a, b = _g(m, "a"), _g(m, "b")
+    if _DISCOURSE.match(a) or re.match(r"(?i)(?:it|this|that|he|she|they|you|mine|yours)\b", a):
+        return None
+    a = re.sub(r"(?i)^the ", "", a)
+    return f"User prefers {a} to {b}"
+
+
+_ROUND3: tuple[Pattern, ...] = (
+    # ---- instructions addressed to the assistant
+    Pattern("instruction.dont-call-me", "instruction",
+            _rx(r"(?i)(?:please )?(?:don't|do not|never|stop) (?:ever )?call(?:ing)? me (?P<name>[\w' .-]{2,30}?)(?:,? (?:please|ever|anymore|again|ok|okay|thanks))*$"),
+            _r_dont_call, "'don't call me mate', 'please never call me sweetie'", "Don't call me mate."),
+    Pattern("instruction.manner3", "instruction",
+            _rx(rf"(?i)(?:please |just )?(?:(?:{_COMM_VERBS})(?: (?:things|stuff|everything|concepts|ideas|maths|math|science|code|\w+ing|[\w-]+s))? (?:to|with|for) me (?:like|as if|as though|as|in|with|using|slowly|simply|plainly|clearly|gently|without|step by step)\b.{{0,80}}|"
+                rf"(?:{_COMM_VERBS}|use) (?:slowly|simply|plainly|more slowly|clearly|in (?:simple|plain|easy|short) \w+|simple words|short sentences|plain (?:english|language))(?: and .{{2,60}})?(?: (?:to|with|for) me)?)$"),
+            _r_manner3, "'explain things to me like I'm a beginner', 'please speak slowly with me'",
+            "Explain things to me like I'm a beginner."),
+    Pattern("instruction.neg-generic", "instruction",
+            _rx(rf"(?i)(?:please )?(?:don't|do not|never) (?P<v>{_IMP}|sign off|pad|hedge|lecture|moralise|moralize|repeat|restate|over-?explain|sugarcoat|sugar-coat|assume|bring up|apologi[sz]e for|use up) (?P<x>.{{2,120}})$"),
+            _r_neg_generic, "'don't use American spellings', 'don't add comments that restate the code' (a generic object)",
+            "Don't use American spellings."),
+    Pattern("instruction.domain", "instruction",
+            _rx(rf"(?i)(?:please )?(?:always )?(?P<v>{_IMP}) (?P<x>.{{2,80}}?) (?:in|for) (?:all |any |my )?(?P<d>recipes|emails|code|answers|replies|responses|messages|summaries|explanations|examples|translations|documents|reports|meal plans|workouts|itineraries|letters|commit messages|pull requests|prs|essays|projects|python|javascript|typescript|sql|go|rust|java|scripts|shell commands|invoices|quotes|estimates|budgets)$"),
+            _r_domain, "'give me metric measurements in recipes' (an imperative scoped to a kind of output)",
+            "Give me metric measurements in recipes."),
+    Pattern("instruction.order", "instruction",
+            _rx(r"(?i)(?:please )?(?:always )?(?:give|show|tell|put|start with) (?:me )?(?P<a>(?:the )?(?:code|answer|summary|short version|tl;?dr|conclusion|bottom line|explanation|example|steps|result|key points?|verdict)s?) first(?:,? (?:and|then) (?P<b>(?:the )?[\w ]{2,30}?)(?: after(?:wards)?| later| second| at the end| below)?)?$"),
+            lambda m: f"Give the user {_g(m, 'a')} first" + (f", then {_g(m, 'b')}" if _g(m, "b") else ""),
+            "'give me the code first and the explanation after'", "Give me the code first and the explanation after."),
+    Pattern("instruction.skip", "instruction",
+            _rx(r"(?i)(?:please )?(?:skip|cut|drop|ditch|lose|spare me|no need for|leave out|cut out) (?:the |all the |any )?(?P<x>pleasantries|small talk|preamble|intros?|introductions|fluff|filler|waffle|disclaimers|caveats|chit-?chat|jargon|flattery|apologies|lectures?|moralising|moralizing|hedging|boilerplate)(?:,? (?:and|just) (?P<y>(?:get (?:straight )?to the point|be direct|.{2,40})))?(?:,? please)?$"),
+            lambda m: f"Skip the {_g(m, 'x').lower()}" + (f" and {_g(m, 'y')}" if _g(m, "y") else ""),
+            "'skip the pleasantries and get to the point'", "Skip the pleasantries and get to the point."),
+    Pattern("instruction.keep-generic", "instruction",
+            _rx(rf"(?i)(?:please )?(?:always )?(?:keep|make) (?:your |all your |all |my )?(?P<o>things|everything|{_PLURAL_NP}) (?P<x>{_STYLE_ADJ}\b.{{0,60}})$"),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) or re.match(r"(?i)(?:it|this|that|these|those|us|them|things going|everyone)\b", _g(m, "o")) else f"Keep {_g(m, 'o')} {_g(m, 'x')}",
+            "'keep meal plans simple, nothing over 30 minutes'", "Keep meal plans simple."),
+    Pattern("instruction.no-ever", "instruction",
+            _rx(r"(?i)(?:please,? )?no (?P<x>[\w' -]{2,30}?),? (?:ever|at all|ever again|anymore|any more|please|going forward|from now on|in future|in the future)(?:,? (?:please|ever|thanks|thank you|from now on|going forward))*$"),
+            _r_no_ever, "'no emojis ever', 'no jargon please, from now on'", "No emojis ever."),
+    Pattern("instruction.x-always", "instruction",
+            _rx(r"(?i)(?P<x>(?:[a-z]+ ){0,2}(?:units|measurements|spelling|spellings|format|formatting|dates|times|prices|currency|bullet points|tables|headings|sources|links|citations|celsius|fahrenheit|metric|imperial|euros|dollars|pounds|british english|american english|24h|24-hour time|plain text|markdown)),? (?P<a>always|only|by default|every time)(?:,? please)?$"),
+            lambda m: f"Always use {_g(m, 'x')}" if not _LOCAL3.search(_g(m, "x")) else None,
+            "'metric units always please'", "Metric units always, please."),
+    Pattern("instruction.whenever-i3", "instruction",
+            _rx(rf"(?i)(?:whenever|every time|each time|any ?time|when|if ever) I (?P<c>(?:ask|want|need|send|share|paste|mention|say|write|type|request)\b[^,]{{2,80}}?),? (?P<x>(?:please )?(?:{_IMP}|don't|do not|never|always|remind|just)\b.{{2,200}})$"),
+            _r_whenever_i, "'when I ask about homework, don't give me the answers' (no comma needed)",
+            "When I ask about homework don't give me the answers."),
+    # ---- facts: health
+    Pattern("fact.condition3", "fact",
+            _rx(rf"(?i)(?:I|we)(?P<v> have| 've got|'ve got| have got| got| live with| suffer from| was diagnosed with|'ve been diagnosed with| have been diagnosed with| get| struggle with) (?:(?:also|really|quite|pretty|bad|severe) )?(?P<x>(?:an? )?{_COND3}(?: (?:last|this) year| in \d{{4}}| (?:\w+ )?years ago| as a (?:child|kid|teenager|baby))?){_SINCE}?" + _TAIL),
+            _r_condition3, "'I've got coeliac disease', 'I suffer from migraines', 'I was diagnosed with ...'",
+            "I suffer from migraines."),
+    Pattern("fact.get-sick", "fact",
+            _rx(r"(?i)I (?:also |always |usually |easily )?get (?P<x>(?:really |very |quite |badly )?(?:seasick|carsick|airsick|travel ?sick|motion sick|sunburnt|sunburned|migraines|hay fever|cold sores|panic attacks|nosebleeds|headaches|heartburn|cramps)(?: (?:easily|when [^,;]{2,40}|if [^,;]{2,40}|on [^,;]{2,30}|in [^,;]{2,30}))?)" + _TAIL),
+            lambda m: f"User gets {_g(m, 'x')}", "'I get seasick easily', 'I get migraines when it's humid'",
+            "I get seasick easily."),
+    Pattern("fact.med-history", "fact",
+            _rx(r"(?i)I(?:'ve| have)? had (?P<x>(?:a|an|two|three|four|\d+|my) (?:[\w-]+ ){0,2}(?:replacement|transplant|bypass|strokes?|heart attacks?|mastectomy|hysterectomy|c-section|caesarean|vasectomy|amputation|concussions?|miscarriages?|surgery|operation|breakdown|seizures?|cancer|chemo)(?: (?:on|in) (?:my |both )?[\w ]{2,20}?)?(?: (?:in|back in) (?:\d{4}|[\w ]{2,20}?)| (?:\w+ )?years ago| last year)?)" + _TAIL),
+            _r_med_history, "'I had a hip replacement in 2021', 'I've had two heart attacks'",
+            "I had a hip replacement in 2021."),
+    Pattern("fact.state3", "fact",
+            _rx(rf"(?i)(?P<s>I(?:'m| am)|we(?:'re| are)|I(?:'ve| have) been|we(?:'ve| have) been) (?:(?:a|an|strictly|all|both|also|now|mostly|pretty much|fully|registered|severely|profoundly) )*(?P<x>{_STATES}|immunocompromised|immunosuppressed|partially sighted|registered blind|blind|disabled|housebound|neurodivergent|insulin[- ]dependent|a wheelchair user|widow|widower|a widow|a widower|single (?:mum|mom|dad|parent)|an only child|a twin|teetotal|tee-total|hard of hearing(?: in (?:my|one|both) [\w ]{{2,20}})?|deaf in (?:my|one) [\w ]{{2,20}})(?P<t> as a family| too| as well| like my \w+)?{_SINCE}?" + _TAIL),
+            lambda m: user_clause(re.sub(r"(?i)^we(?:'re| are)", "we are", body_of(m.group(0)).split(",")[0])) if False else f"User {'and family are' if _g(m, 's').lower().startswith('we') else ('has been' if 'been' in _g(m, 's').lower() else 'is')} {_g(m, 'x')}{(' ' + _g(m, 't')) if _g(m, 't') and 'like' not in _g(m, 't') else ''}",
+            "'I'm immunocompromised', 'We're vegetarian as a family', 'I've been a widow since 2015'",
+            "I'm immunocompromised."),
+    Pattern("fact.medication3", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:on|taking) (?P<x>(?!(?:line|time|fire|board|holiday|route|site|hold|track|leave|call|duty|shift|break|mute|speaker|phone|one|tone|course|tape|vacation|paternity|maternity|offline|online|deadline|machine|medicine)\b)(?-i:[a-z]{3,}(?:formin|statin|pril|sartan|olol|azepam|oxetine|xetine|pine|zole|cillin|mycin|cycline|done|mide|tide|lin|ine|ide|one|ate|ol|ium|ex|ax))(?: \d+ ?(?:mg|mcg|g|ml))?)(?: (?P<f>(?:once|twice|three times) a day|daily|every (?:day|morning|night|evening)|for [^,;]{2,40}))?" + _TAIL),
+            lambda m: f"User is on {_g(m, 'x')}{(' ' + _g(m, 'f')) if _g(m, 'f') else ''}",
+            "'I'm on metformin twice a day'", "I'm on metformin twice a day."),
+    Pattern("fact.aid", "fact",
+            _rx(r"(?i)I (?:use|need|rely on|have|'ve got) (?P<x>an? (?:walking frame|walking stick|stick|cane|wheelchair|mobility scooter|rollator|cpap(?: machine)?|hearing aid|insulin pump|stairlift|guide dog|oxygen tank|colostomy bag|stoma|cochlear implant)(?: (?:machine|at night))?)(?: (?:these days|now|to get around|at night|for [\w ]{2,20}))?" + _TAIL),
+            lambda m: f"User uses {_g(m, 'x')}", "'I use a walking frame these days'", "I use a walking frame these days."),
+    Pattern("fact.cant-take", "fact",
+            _rx(r"(?i)I (?:can't|cannot|can not) (?P<v>take|do|have|tolerate|digest|process) (?P<x>(?!it\b|this\b|that\b|the\b|much\b|more\b|any ?more\b|criticism\b|jokes?\b|a joke\b|no\b|sides\b|any of\b|all of\b|everything\b|things\b|stuff\b|people\b|anything\b|this\b|mornings?\b|it anymore\b|you\b|them\b|him\b|her\b|a hint\b)[\w -]{3,40}?)(?: at all| anymore)?" + _TAIL),
+            lambda m: f"User can't {_g(m, 'v').lower()} {_g(m, 'x')}", "'I can't take ibuprofen', 'I can't do dairy at all'",
+            "I can't take ibuprofen."),
+    # ---- facts: identity, biography, household
+    Pattern("fact.born3", "fact",
+            _rx(r"(?i)I was born (?P<a>and (?:raised|bred)|and grew up) (?P<p>in|on|near) (?P<x>[^;]{2,60}?)" + _TAIL),
+            lambda m: f"User was born {_g(m, 'a').lower()} {_g(m, 'p').lower()} {_g(m, 'x')}", "'I was born and raised in Naples'",
+            "I was born and raised in Naples."),
+    Pattern("fact.speaks3", "fact",
+            _rx(r"(?i)I (?:can )?speak (?P<n>two|three|four|five|six|seven|\d) languages(?: fluently)?(?: \([^)]{2,60}\))?" + _TAIL),
+            lambda m: f"User speaks {_g(m, 'n')} languages", "'I speak three languages'", "I speak three languages."),
+    Pattern("fact.family-of", "fact",
+            _rx(r"(?i)we(?:'re| are) a (?:family|household) of (?P<n>\w+)(?: (?:living|based) (?P<p>in|near|outside|on) (?P<x>[^,;]{2,60}))?" + _TAIL),
+            lambda m: f"User's family has {_g(m, 'n')} members" + (f", living {_g(m, 'p').lower()} {_g(m, 'x')}" if _g(m, "x") else ""),
+            "'we're a family of four living in Cape Town'", "We're a family of four living in Cape Town."),
+    Pattern("fact.home3", "fact",
+            _rx(r"(?i)(?:I|we) (?:have|'ve got|own|rent|share|live in|run) (?P<x>(?:a|an|our|my) (?:[\w&'-]+ ){0,3}(?:house|home|flat|apartment|cottage|caravan|boat|allotment|cabin|villa|semi|bungalow|condo|farm|place|b&b|shop|cafe|café|restaurant|pub|business|studio|bakery|guesthouse)) (?P<p>in|on|near|outside|by) (?P<y>[^;]{2,60}?)" + _TAIL),
+            lambda m: user_clause(body_of(re.split(r"\s*[,(–—]\s", m.group(0))[0])), "'we have a holiday cottage in Wales', 'we run a B&B in Cornwall'",
+            "We have a holiday cottage in Wales."),
+    Pattern("fact.duration", "fact",
+            _rx(rf"(?i)I(?:'ve| have) (?:been (?P<v>[a-z]+ing)|(?P<w>lived|worked|taught|studied|played|coded|driven|practised|practiced|been))(?P<x>(?: [^;]{{1,50}}?)?){_SINCE}(?: (?:now|so far))?" + _TAIL),
+            _r_duration, "'I've been coding for about 12 years', 'I've lived in Montreal for 15 years'",
+            "I've lived in Montreal for 15 years."),
+    Pattern("fact.past-job", "fact",
+            _rx(r"(?i)I (?:was|used to be|worked as) (?P<art>an?) (?P<x>(?:[\w-]+ ){0,3}[\w-]+) (?P<d>for (?:\d+|[a-z]+|over \w+|nearly \w+|almost \w+) (?:years|decades)|until (?:I retired|\d{4}|[\w ]{2,20})|before I retired|all my (?:life|career|working life)|in the (?:army|navy|\w+ force)|(?:at|for) [A-Z][^,;]{1,40})" + _TAIL),
+            _r_past_job, "'I was a headmistress for thirty years' (a past job, in the past tense)",
+            "I was a headmistress for thirty years."),
+    Pattern("fact.oldest-of", "fact",
+            _rx(r"(?i)I(?:'m| am) (?P<x>(?:the )?(?:oldest|eldest|youngest|middle|second|third) (?:of (?:\w+|\d+)(?: kids| children| siblings| brothers| sisters| girls| boys)?|child|kid|one|sibling|of the family)|an only child|a twin)" + _TAIL),
+            lambda m: f"User is {_g(m, 'x')}", "'I'm the oldest of five kids'", "I'm the oldest of five kids."),
+    Pattern("fact.school", "fact",
+            _rx(r"(?i)I(?: go to| attend|'m at| am at) (?P<x>(?:[A-Z][\w'-]+ ){1,3}(?:High|School|College|University|Uni|Academy|Primary|Grammar|Secondary|Polytechnic|Institute)\b(?: [A-Z][\w'-]+)?)" + _TAIL),
+            lambda m: f"User goes to {_g(m, 'x')}", "'I go to Westfield High'", "I go to Westfield High."),
+    Pattern("fact.school-year", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:now |currently )?in (?P<x>(?:year|grade|form) \d{1,2}|(?:my )?(?:first|second|third|fourth|final|last) year (?:of|at) [^,;]{2,40}|sixth form|high school|secondary school|middle school|med school|law school|grad school)" + _TAIL),
+            lambda m: f"User is in {_rest_pronouns(_g(m, 'x'), for_assistant=False)}", "'I'm in year 11', 'I'm in my final year of uni'",
+            "I'm in year 11."),
+    Pattern("fact.plays-for", "fact",
+            _rx(r"(?i)I (?:play|sing|drum) (?P<x>[^,;]{2,40}?) (?P<p>for|in|with) (?P<y>(?:my|a|the|our) (?:[\w-]+ ){0,3}(?:team|club|band|orchestra|choir|league|side|squad|group|ensemble|quartet))" + _TAIL),
+            lambda m: f"User plays {_g(m, 'x')} {_g(m, 'p').lower()} {_rest_pronouns(_g(m, 'y'), for_assistant=False)}",
+            "'I play centre back for my school football team'", "I play centre back for my school team."),
+    Pattern("fact.verb-job3", "fact",
+            _rx(r"(?i)(?:I|we) (?:also )?(?P<v>maintain|run|own|manage|co-own|co-run|founded|started|look after|care for) (?P<x>(?:a|an|my|our|the) (?:[\w&'-]+ ){0,4}(?:library|project|package|app|website|blog|channel|podcast|newsletter|business|company|startup|shop|charity|team|school|clinic|practice|b&b|bakery|cafe|restaurant|pub|farm|garage|salon|studio|mother|father|mum|dad|parents?|grandparents?|son|daughter)(?: (?:called|named) [\w'-]+)?(?: (?:in|on|near|for) [^,;]{2,40})?)" + _TAIL),
+            lambda m: f"User {third_singular(_g(m, 'v').split()[0]) + (' ' + ' '.join(_g(m, 'v').split()[1:]) if ' ' in _g(m, 'v') else '')} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I maintain an open source library called tinyjson', 'we run a B&B in Cornwall'",
+            "I maintain an open source library called tinyjson."),
+    Pattern("fact.tool", "fact",
+            _rx(r"(?i)I (?P<v>use|mostly use|mainly use|code in|work in|write|mostly write|mainly write|run|daily drive) (?P<x>(?-i:[A-Z][\w.+#-]*)(?:(?:,| and| or| with| on) (?-i:[A-Z][\w.+#-]*))*)(?: (?P<f>(?:for|at) (?:work|everything|most things|coding|my \w+|home)))?" + _TAIL),
+            _r_tool, "'I use Neovim', 'I mostly write Go at work'", "I use Neovim."),
+    Pattern("fact.platform", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:on|using) (?P<x>(?:an? )?(?:Mac|MacBook(?: \w+)?|Windows(?: \d+)?|Linux|Ubuntu|Fedora|Arch|Debian|iPhone(?: \d+)?|iPad|Android|Pixel(?: \d+)?|Chromebook|ChromeOS|macOS(?: \w+)?|PC)(?: with [^,;]{2,30})?)" + _TAIL),
+            lambda m: f"User is on {_g(m, 'x')}", "'I'm on a Mac with an M2 chip'", "I'm on a Mac with an M2 chip."),
+    Pattern("fact.my-tech", "fact",
+            _rx(r"(?i)(?:my|our) (?P<a>backend|back-end|front-?end|stack|tech stack|main language|primary language|editor|ide|os|operating system|database|db|laptop|shell|distro|cloud provider|framework|passport|ci|hosting|cms|nationality) (?:is|'s) (?P<v>(?:an? )?(?-i:[A-Z])[^;]{0,60}?)" + _TAIL),
+            lambda m: f"User's {_g(m, 'a').lower()} is {_g(m, 'v')}", "'our backend is Django on Postgres', 'my passport is Irish'",
+            "Our backend is Django on Postgres."),
+    Pattern("fact.commute", "fact",
+            _rx(r"(?i)I (?:usually |normally |mostly |always )?commute (?P<x>(?:by|on|via|in) [^,;]{2,40}?|\d+ (?:minutes|miles|km|hours?)[^,;]{0,30})" + _TAIL),
+            lambda m: f"User commutes {_g(m, 'x')}", "'I commute by bike'", "I commute by bike."),
+    Pattern("fact.usually-state", "fact",
+            _rx(r"(?i)I(?:'m| am) (?P<a>usually|normally|generally|typically|mostly) (?P<x>(?:up|in bed|asleep|awake|at (?:work|home|the office|the gym|my desk)|home|free|busy|online|offline|off|working) [^,;]{1,40}?)" + _TAIL),
+            lambda m: None if re.search(r"(?i)\b(?:today|tonight|now)\b", _g(m, "x")) else f"User is {_g(m, 'a').lower()} {_g(m, 'x')}",
+            "'I'm usually up by 6'", "I'm usually up by 6."),
+    Pattern("fact.job3", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:also |now |currently )?(?P<art>an?) (?P<x>(?:[\w-]+ ){0,4}?[\w-]+) (?P<t>(?:living|based|working) (?:in|near|at|for|outside|from) [^,;]{2,60}?|with (?:two|three|four|five|\d+|a|an) [^,;]{2,40}?|by (?:training|trade|profession|day))" + _TAIL),
+            lambda m: _r_job2(m) and f"{_r_job2(m)} {_g(m, 't')}", "'I'm a retired engineer living in Aberdeen'",
+            "I'm a retired engineer living in Aberdeen."),
+    Pattern("fact.works-as3", "fact",
+            _rx(rf"(?i)I(?:'m| am)? (?:work|working) (?:as|like) (?:an? )?(?P<x>(?:[\w-]+ ){{0,2}}{_JOBS}(?: (?:in|at|for) [^;]{{2,60}}?)?)" + _TAIL),
+            lambda m: f"User works as {_g(m, 'x')}", "'I am working like nurse in hospital' (a job from the lexicon)",
+            "I am working like nurse in hospital in Dublin."),
+    Pattern("fact.engaged", "fact",
+            _rx(rf"(?i:I(?:'m| am) (?:now |recently |newly )?engaged to)\s+{NAME}{_TAIL}"),
+            _r_name("User is engaged to {name}"), "'I'm engaged to Tom'", "I'm engaged to Tom."),
+    Pattern("instruction.when-you3", "instruction",
+            _rx(rf"(?i)(?:please )?(?:always )?(?P<v>{_IMP}) (?P<x>.{{2,80}}?) (?:when|whenever|every time|each time) you (?P<c>\w+(?: \w+)?) (?:me|to me|for me|with me|my \w+)\b.{{0,40}}$"),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) else cap(for_assistant(body_of(m.group(0)))),
+            "'use my first name when you greet me'", "Use my first name when you greet me."),
+    # ---- preferences
+    Pattern("preference.not-fan3", "preference",
+            _rx(r"(?i)I(?:'m| am) (?:really |just )?not (?:really |exactly |much of )?(?:a |an )?(?:big |huge |massive |great |fan-of )?(?:fan|lover) of (?P<x>[^;]{2,80}?)" + _TAIL),
+            _r_taste2("is not a fan of"), "'not a big fan of seafood', 'not really a fan of spicy food'",
+            "I'm not a big fan of seafood."),
+    Pattern("preference.we-like", "preference",
+            _rx(r"(?i)we (?:all |both )?(?:really |absolutely )?(?P<v>love|like|enjoy|adore|hate|can't stand) (?P<x>[^;]{2,80}?)" + _TAIL),
+            _r_taste2("and family {v}"), "'my kids and I love camping' (a household taste)", "My kids and I love camping."),
+    Pattern("preference.never", "preference",
+            _rx(r"(?i)I(?:'ve| have)? never (?:really )?(?P<v>been (?:a |much of a )?(?:big |huge )?fan of|liked|enjoyed|cared for|been into|got into|been keen on|been a [\w-]+ (?:person|fan)) (?P<x>[^;]{2,80}?)(?: much| at all| really)?" + _TAIL),
+            _r_taste2("has never {v}"), "'I've never liked television much', 'never been a fan of opera'",
+            "I've never been a fan of opera."),
+    Pattern("preference.dont-do", "preference",
+            _rx(r"(?i)I (?:(?:really|just|generally) )?(?:don't|do not) (?:really |generally |usually )?(?P<v>do|care (?:much |too much )?for|go in for|get on with|have time for) (?P<x>(?!it\b|this\b|that\b|anything\b|much\b|well\b|that\b|so\b|the\b|a\b|an\b|any\b|drugs\b|you\b|him\b|her\b|them\b)[^;]{2,60}?)(?: much| at all| really)?" + _TAIL),
+            lambda m: f"User doesn't {_g(m, 'v').lower()} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I don't really do horror films', 'I don't care much for sweet wine'", "I don't really do horror films."),
+    Pattern("preference.cant-get-enough", "preference",
+            _rx(r"(?i)I (?:just |really |honestly |literally )?(?:can't|cannot|can not) get enough of (?P<x>[^;]{2,80}?)" + _TAIL),
+            _r_taste2("can't get enough of"), "'I can't get enough of Korean dramas'", "I can't get enough of Korean dramas."),
+    Pattern("preference.emphatic", "preference",
+            _rx(r"(?i)I (?:do|did|really do) (?P<v>love|like|enjoy|adore|hate|prefer) (?P<x>[^;]{2,80}?)" + _TAIL),
+            _r_taste2("{v}s"), "'I do love a good crossword'", "I do love a good crossword."),
+    Pattern("preference.not-much-of", "preference",
+            _rx(r"(?i)I(?:'m| am) (?:really )?not (?:much of |really |a big |a huge |a )?(?:an? )?(?P<x>[\w-]+ (?:drinker|eater|reader|cook|gamer|dancer|talker|traveller|traveler|swimmer|runner|watcher|person|fan|lover))" + _TAIL),
+            lambda m: f"User is not much of a {_g(m, 'x')}", "'I'm not much of a coffee drinker'", "I'm not much of a coffee drinker."),
+    Pattern("preference.drinker", "preference",
+            _rx(r"(?i)I(?:'m| am) (?:more of |more |definitely |very much )?(?P<x>an? (?:[\w-]+ ){1,2}(?:drinker|eater|reader|watcher|listener))(?P<y>,? (?:not|rather than|over) [^;]{2,40})?$"),
+            lambda m: None if re.search(r"(?i)\b(?:heavy|social|binge|slow|fast|messy|picky|fussy|big|light)\b", _g(m, "x")) and not _g(m, "y") else f"User is {_g(m, 'x')}{(', ' + _g(m, 'y').lstrip(', ')) if _g(m, 'y') else ''}",
+            "'I'm a tea drinker, not coffee'", "I'm a tea drinker, not coffee."),
+    Pattern("preference.find", "preference",
+            _rx(r"(?i)I (?:really |always |generally |usually |honestly )?find (?P<x>(?!it\b|this\b|that\b|you\b|him\b|her\b|them\b|myself\b|the (?:new|last|first|second|other|previous|current)\b)[^;]{2,60}?) (?P<a>(?:really |very |so |quite |pretty |super |incredibly |a bit |kind of |deeply )?(?:relaxing|calming|soothing|boring|tedious|stressful|fun|annoying|exhausting|comforting|satisfying|overwhelming|enjoyable|interesting|fascinating|tiring|therapeutic|dull|unbearable|irritating))" + _TAIL),
+            lambda m: f"User finds {_rest_pronouns(_g(m, 'x'), for_assistant=False)} {_g(m, 'a')}", "'I find jazz really relaxing'",
+            "I find jazz really relaxing."),
+    Pattern("preference.better-than", "preference",
+            _rx(r"(?i)(?:for me|personally|in my opinion|imo)(?:,\s*|\s+)(?P<a>[\w' -]{2,30}?) (?:is|are) (?:much |way |far |so much |a lot |always )?better than (?P<b>[\w' -]{2,30}?)(?: for me)?$"),
+            _r_better, "'for me, tea is much better than coffee'", "For me, tea is much better than coffee."),
+    # ---- contacts
+    Pattern("contact.is-my3", "contact",
+            _rx(rf"{NAME} (?i:is|'s) (?i:my|our) (?P<r>{_RELATIONS})(?: (?i:at|from|in|on) [^,;]{{2,60}})?{_TAIL}"),
+            lambda m: None if not _name_ok(_g(m, "name")) or _g(m, "name").split()[0].lower() in _NOT_NAME_WORDS else f"{_g(m, 'name')} is the user's {_g(m, 'r').lower()}",
+            "'Dr. Kaur is my rheumatologist at St Mary's', 'Jonas is my business partner, ...'", "Dr. Kaur is my rheumatologist at St Mary's."),
+    Pattern("contact.relation-is3", "contact",
+            _rx(rf"(?i:(?:my|our) (?P<r>{_RELATIONS}) is)(?i: an? (?:[\w-]+ ){{0,2}}(?:called|named))?\s+{NAME}(?: (?i:at|from|in|on|over at) [^,;]{{2,60}})?{_TAIL}"),
+            _r_name("User's {r} is {name}"), "'my GP is Dr. Ahmed at the Riverside surgery', 'my boss is a woman called Linda'",
+            "My GP is Dr. Ahmed at the Riverside surgery."),
+    # ---- events
+    Pattern("event.go3", "event",
+            _rx(r"(?i)(?:I|we)(?:'m|'re| am| are)? (?:(?:also|finally|actually) )?(?:fly|flying|land|landing|leave|leaving|arrive|arriving|move|moving|start|starting|begin|beginning|finish|finishing|graduate|graduating|retire|retiring|get married|getting married|marry|marrying|go|going|head|heading|travel|travell?ing|run|running|sit|sitting|perform|performing|give birth|giving birth|return|returning|come back|coming back|check in|checking in|move house|moving house|off|due|visit|visiting|compete|competing|race|racing|defend|defending|close|closing|exchange|exchanging)(?P<x>\b.{2,80})$"),
+            _r_event3, "'we fly to Crete on the 2nd', 'I'm getting married in September', 'I start my new job on the 1st of May'",
+            "We fly to Crete on the 2nd."),
+    Pattern("event.rel3", "event",
+            _rx(rf"(?i)(?:my|our) (?P<r>{_RELATIONS}|kids|children|boys|girls|family|parents) (?P<w>starts?|finish(?:es)?|graduates?|leaves?|moves?|flies|fly|arrives?|visits?|comes?|is coming|are coming|is visiting|are visiting|gets? married|is getting married|are getting married|is due|are due|retires?|is retiring|turns? \d+|is turning \d+) (?P<v>.{{2,60}})$"),
+            _r_rel_event, "'my twins start reception in September'", "My twins start reception in September."),
+    Pattern("event.bare", "event",
+            _rx(rf"(?i)(?:the )?(?P<e>(?:[\w'-]+ ){{0,2}}{_EVENT_NOUNS}) (?P<w>is|starts|begins|is booked for|is scheduled for) (?P<v>(?:on|next|this|tomorrow|in|the) .{{1,60}})$"),
+            lambda m: f"User's {_g(m, 'e').lower()} {_g(m, 'w').lower()} {_g(m, 'v')}" if _date_ok(_g(m, "v")) and not re.match(r"(?i)(?:my|our|his|her|their)\b", _g(m, "e")) else None,
+            "'parents evening is on tuesday at 6'", "Parents evening is on Tuesday at 6."),
+)
+
 _EARLY = ("instruction.remember-always", "fact.speaks2")  # before 'remember to', 'I speak <Lang>'
+_LAST = ("fact.habit-adverb", "fact.habit-frequency")  # the catch-all routines come after round 3
 PATTERNS: tuple[Pattern, ...] = (
     *(p for p in _GENERAL if p.id in _EARLY),
     *_CORE,
-    *(p for p in _GENERAL if p.id not in _EARLY),
+    *(p for p in _GENERAL if p.id not in _EARLY and p.id not in _LAST),
+    *_ROUND3,
+    *(p for p in _GENERAL if p.id in _LAST),
 )
 
 PATTERN_IDS: tuple[str, ...] = tuple(p.id for p in PATTERNS)

@@ -171,6 +171,28 @@ def test_idempotent_and_incremental(store: Store, tmp_path: Path) -> None:
     assert len(store.list()) == 2
 
 
+def test_two_finds_of_one_pattern_in_a_turn_are_both_stored(store: Store, tmp_path: Path) -> None:
+    from mem.format.store import source_key
+
+    p = write_jsonl(tmp_path / "t.jsonl", [u("I love hiking and I love jazz. My name is Sam.")])
+    c = run(store, p)
+    assert (c["captured"], c["duplicate"]) == (3, 0)
+    recs = {r.content.strip(): r for r in store.list()}
+    assert set(recs) == {"User loves hiking", "User loves jazz", "User's name is Sam"}
+    hiking, jazz = recs["User loves hiking"], recs["User loves jazz"]
+    assert hiking.source["pattern"] == jazz.source["pattern"] == "preference.like"
+    assert "clause" not in hiking.source  # a first find keeps the plain (round-2) source key
+    assert jazz.source["clause"] == 1
+    assert "clause" not in recs["User's name is Sam"].source  # first find of its own pattern
+    assert source_key(hiking.source) != source_key(jazz.source)
+    # idempotent: a rescan finds both as duplicates; forgetting the second keeps it forgotten
+    again = capture(store, read_transcripts(p), rescan=True).counts()
+    assert (again["captured"], again["duplicate"]) == (0, 3)
+    store.forget([jazz.id], reason="test")
+    again = capture(store, read_transcripts(p), rescan=True).counts()
+    assert (again["captured"], again["suppressed-forgotten"]) == (0, 1)
+
+
 def test_rewritten_transcript_is_read_again_without_duplicates(store: Store, tmp_path: Path) -> None:
     p = write_jsonl(tmp_path / "t.jsonl", [u("My name is Sam."), u("I live in Oslo.")])
     run(store, p)

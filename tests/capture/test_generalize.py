@@ -106,16 +106,16 @@ def test_secret_in_a_casual_turn_is_still_refused() -> None:
 def test_held_out_sets_are_present_large_enough_and_disjoint_from_the_pinned_set() -> None:
     bench = _bench()
     sets = {name: (n, m) for name, _, n, m in bench.corpus_sets()}
-    assert {"pinned", "holdout2", "holdout3"} <= set(sets)
+    assert {"pinned", "holdout2", "holdout4", "holdout5"} <= set(sets)
+    assert "holdout3" not in sets  # merged into the pinned corpora in round 3
     assert len(sets["holdout2"][0]) >= 250 and len(sets["holdout2"][1]) >= 200
-    assert len(sets["holdout3"][0]) >= 60 and len(sets["holdout3"][1]) >= 60
-    pinned = set(sets["pinned"][0]) | {t for _, t in sets["pinned"][1]}
-    for name in ("holdout2", "holdout3"):
-        lines = set(sets[name][0]) | {t for _, t in sets[name][1]}
-        assert not lines & pinned, (name, sorted(lines & pinned)[:5])
-    h2 = set(sets["holdout2"][0]) | {t for _, t in sets["holdout2"][1]}
-    h3 = set(sets["holdout3"][0]) | {t for _, t in sets["holdout3"][1]}
-    assert not h2 & h3
+    assert len(sets["holdout4"][0]) >= 150 and len(sets["holdout4"][1]) >= 150
+    assert len(sets["holdout5"][0]) >= 80 and len(sets["holdout5"][1]) >= 80
+    lines = {name: set(n) | {t for _, t in m} for name, (n, m) in sets.items()}
+    names = sorted(lines)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            assert not lines[a] & lines[b], (a, b, sorted(lines[a] & lines[b])[:5])
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), max_size=120))
@@ -123,3 +123,47 @@ def test_held_out_sets_are_present_large_enough_and_disjoint_from_the_pinned_set
 def test_normalize_clauses_never_fail(text: str) -> None:
     for c in clauses(normalize(text)):
         assert isinstance(complete(strip_leadins(c)), str)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # fragments with an implied "I"
+        ("Hello, Gordon here, 68, retired engineer living in Aberdeen",
+         [("fact", "User's name is Gordon"), ("fact", "User is 68 years old"),
+          ("fact", "User is a retired engineer living in Aberdeen")]),
+        ("been vegan since 2019", [("fact", "User is vegan")]),
+        ("43, two kids, live in Leeds",
+         [("fact", "User is 43 years old"), ("fact", "User has two kids"), ("fact", "User lives in Leeds")]),
+        ("sorry, toddler meltdown, back in 5", []),
+        ("3, 4, 5", []),
+        # stative verbs, plural "we", negative preferences
+        ("I've got coeliac disease", [("fact", "User has coeliac disease")]),
+        ("I suffer from migraines", [("fact", "User suffers from migraines")]),
+        ("I'm fluent in Arabic", [("fact", "User speaks Arabic")]),
+        ("We're a family of four living in Cape Town", [("fact", "User's family has four members, living in Cape Town")]),
+        ("Not a big fan of seafood", [("preference", "User is not a fan of seafood")]),
+        ("I can't get enough of Korean dramas", [("preference", "User can't get enough of Korean dramas")]),
+        # assistant-directed instructions, relations, dated events
+        ("Don't call me mate", [("instruction", "Never call the user mate")]),
+        ("Don't call me after 9", [("instruction", "Do not call the user after 9")]),  # not a name
+        ("Explain things to me like I'm a beginner", [("instruction", "Explain things to the user like the user is a beginner")]),
+        ("Explain this to me like I'm five", []),
+        ("Don't change the public interface in this PR", []),
+        ("Dr. Reyes is my cardiologist", [("contact", "Dr. Reyes is the user's cardiologist")]),
+        ("We fly to Crete on the 2nd", [("event", "User flies to Crete on the 2nd")]),
+        ("I'm getting married in September", [("event", "User is getting married in September")]),
+        ("We're going to the gym tomorrow", []),
+        # precision guards: idioms, sarcasm markers, organisational "from", fiction, superlatives
+        ("I'm allergic to Mondays honestly", []),
+        ("I'm from the marketing team, quick question", []),
+        ("Jake is my favourite character in the show", []),
+        ("My D&D character is called Thorn", []),
+        ("Sunday is my least productive day", []),
+        ("I'm dying to see the new Bond film", []),
+        ("I'm married to my job at this point", []),
+        ("My son is allergic to peanuts.", []),
+    ],
+)
+def test_round3_families_and_guards(text: str, expected: list[tuple[str, str]]) -> None:
+    assert _found(text) == expected
