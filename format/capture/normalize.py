@@ -15,9 +15,11 @@ matches clean declarations anchored at the start, so before matching, a sentence
    are never mined: "if I lived in Paris, I'd ..." declares nothing;
 3. **stripped of lead-ins** (:func:`strip_leadins`): interjections and discourse openers
    ("oh and", "btw", "fyi", "ok so", "thanks!", "honestly", "for context,", "not sure if I
-   mentioned it but"), repeatedly;
+   mentioned it but"), repeatedly. A *fragment list* ("43, two kids, live in Leeds") is split
+   at every comma instead (:func:`clauses_ex` flags its items: a bare number is then an age);
 4. **completed** when the subject was dropped ("just moved to Seattle" -> "I just moved to
-   Seattle", "need to renew my passport by June" -> "I need to ..."), and a fronted time phrase
+   Seattle", "need to renew my passport by June" -> "I need to ...") or a fragment has an
+   implied "I" ("been vegan since 2019", "retired teacher", "huge jazz fan"), and a fronted time phrase
    is moved to the end ("every Monday I have band practice" -> "I have band practice every
    Monday"); "my wife and I" / "me and my wife" become "we".
 

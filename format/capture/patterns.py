@@ -7,7 +7,9 @@ clause is stripped of lead-ins ("btw", "oh and", "fyi", ...) and completed (see 
 and for each clause the *first* pattern that matches the whole clause wins. Every pattern is
 anchored at the start of the clause, so "don't worry about it" or "I'll always forget that" can
 never become an instruction. The table has a specific layer (``_CORE``) followed by general
-grammatical families (``_GENERAL``); spec/capture.md section 3 describes both.
+grammatical families (``_GENERAL``) and a third layer of round-3 families (``_ROUND3``: stative
+verbs, health, household "we", negative preferences, assistant-directed imperatives, relations,
+dated events); spec/capture.md section 3 describes all three.
 
 Each pattern has an id, a kind and a confidence: its precision measured on the corpora in
 ``tests/capture/data`` (``bench/capture_precision.py`` prints the measurement; a test pins these
