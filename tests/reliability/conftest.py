@@ -48,14 +48,14 @@ def _is_worker(config: pytest.Config) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     # (a historic hook: it runs for this conftest too, although it is found after session start)
-    if config.cache is None or _is_worker(config):
+    if getattr(config, "cache", None) is None or _is_worker(config):
         return
     for p in _report_dir(config).glob("tally-*.json"):
         p.unlink()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    if session.config.cache is None or not _TALLY:
+    if getattr(session.config, "cache", None) is None or not _TALLY:
         return
     out = _report_dir(session.config) / f"tally-{os.getpid()}.json"
     out.write_text(json.dumps(_TALLY, indent=1), "utf-8")
@@ -86,7 +86,7 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if config.cache is None or _is_worker(config):
+    if getattr(config, "cache", None) is None or _is_worker(config):
         return
     rows = merged(config)
     if not rows:
