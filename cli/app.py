@@ -125,11 +125,5 @@ def build_app(only: str | None = None) -> typer.Typer:
         OPTIONS.json_errors = json_errors
 
     for name in COMMAND_MODULES if only is None else (only,):
-        try:
-            module = importlib.import_module(f"mem.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"mem.cli.{name}":
-                continue  # command not built yet
-            raise
-        module.register(app)
+        importlib.import_module(f"mem.cli.{name}").register(app)
     return app
