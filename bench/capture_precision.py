@@ -3,6 +3,7 @@
     .venv/bin/python bench/capture_precision.py                 # tables + throughput
     .venv/bin/python bench/capture_precision.py --emit-confidence  # the confidence table (Python)
     .venv/bin/python bench/capture_precision.py --json          # machine-readable
+    .venv/bin/python bench/capture_precision.py --baseline DIR  # extraction vs a copy of format/capture
 
 Corpora (tests/capture/data), each reported separately:
 - pinned: must_not_capture.txt / must_capture.tsv. The pattern table was developed against them
@@ -191,6 +192,36 @@ def throughput() -> dict[str, float]:
     }
 
 
+def side_by_side(baseline: Path, runs: int = 7) -> dict[str, float]:
+    """Extraction turns/s of this table and of a baseline copy of ``format/capture`` (a folder,
+    e.g. ``git archive <rev> format/capture | tar -x -C /tmp/base``), interleaved over the same
+    2,000 turns; medians of ``runs`` runs each, and their ratio (current / baseline)."""
+    import importlib.util
+
+    from mem.format.capture.extract import extract
+
+    init = baseline / "__init__.py"
+    spec = importlib.util.spec_from_file_location("capture_baseline", init, submodule_search_locations=[str(baseline)])
+    assert spec and spec.loader
+    pkg = importlib.util.module_from_spec(spec)
+    sys.modules["capture_baseline"] = pkg
+    spec.loader.exec_module(pkg)
+    base_extract = importlib.import_module("capture_baseline.extract").extract
+    texts: list[str] = []
+    for _, _, n, m in corpus_sets():
+        texts += n + [t for _, t in m]
+    turns = (texts * 3)[:2000]
+    cur, base = [], []
+    for _ in range(runs):
+        for fn, out in ((extract, cur), (base_extract, base)):
+            t0 = time.perf_counter()
+            for t in turns:
+                fn(t)
+            out.append(len(turns) / (time.perf_counter() - t0))
+    c, b = statistics.median(cur), statistics.median(base)
+    return {"turns": len(turns), "current_turns_per_s": round(c), "baseline_turns_per_s": round(b), "ratio": round(c / b, 3)}
+
+
 def _table(title: str, m: dict[str, Any]) -> None:
     print(f"\n== {title}")
     print(f"must-not: {m['must_not_clean']}/{m['must_not_lines']} clean -> must-not precision {m['must_not_precision']:.3f}")
@@ -229,7 +260,11 @@ def main() -> int:
     ap.add_argument("--emit-confidence", action="store_true")
     ap.add_argument("--no-throughput", action="store_true")
     ap.add_argument("--summary", action="store_true", help="only the per-set, per-kind summary")
+    ap.add_argument("--baseline", type=Path, help="time extraction side by side with a copy of format/capture in this folder")
     a = ap.parse_args()
+    if a.baseline:
+        print(json.dumps(side_by_side(a.baseline)))
+        return 0
     if a.emit_confidence:
         print("CONFIDENCE: dict[str, float] = {")
         for k, v in confidence_table().items():

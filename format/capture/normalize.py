@@ -141,7 +141,7 @@ def _is_fragment(item: str) -> bool:
     s = item.strip()
     if _SUBJECT_START.match(s):
         return False
-    if re.fullmatch(r"\d{1,3}", s) or _NAME_HERE_RE.fullmatch(s):
+    if re.fullmatch(r"\d{1,3}", s) or _NAME_HERE_RE.fullmatch(s) or _ROLE_HERE_RE.match(s):
         return True
     return bool(_DROPPED_SUBJECT_RE.match(s) or _DROPPED_BE_RE.match(s) or any(rx.match(s) for rx, _ in _FRAGMENT_COMPLETIONS))
 
@@ -306,7 +306,14 @@ _FRAGMENT_COMPLETIONS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:lowkey |highkey )?obsessed with|(?:a )?(?:huge|big|massive) [\w-]+ fan|(?:really )?not (?:a |really a |much of a )?(?:big |huge )?fan of|"
                 r"not (?:really |that )?(?:into|keen on|big on|fond of))\b"), "I'm "),
     (re.compile(r"(?i)^never (?:really )?been (?:a |much of a )?(?:big |huge )?fan of\b"), "I've "),
+    # round 4: negative fandom and parent appositives
+    (re.compile(r"(?i)^(?:really |just |honestly |totally |so )?not (?:really |that |too |at all )?(?:into|keen on|big on|fond of|a fan of)\b"), "I'm "),
+    (re.compile(r"(?i)^(?:really |honestly )?not (?:much of an?|really an?|a big|a huge|an?) [\w-]+ (?:person|fan|drinker|eater|reader|cook|gamer|dancer|talker|traveller|traveler|swimmer|runner|watcher|lover)\b|^(?:really |honestly )?not much of an? [\w-]+"), "I'm "),
+    (re.compile(r"(?i)^never (?:really )?been (?:into|keen on|big on|fond of|a [\w-]+ (?:person|fan))\b"), "I've "),
+    (re.compile(r"(?i)^(?:(?:single|working|stay-at-home|proud|busy|new|first-time|full-time|solo) )*(?:mum|mom|mother|dad|father|parent) (?:of|to) \w+"), "I'm a "),
 )
+#: "Big Formula 1 fan here", "streamer here": a role or a fandom with "here" (round 4).
+_ROLE_HERE_RE = re.compile(r"(?i)^(?P<x>(?:[\w.-]+ ){0,3}(?:fan|lover|nerd|geek|supporter)|[a-z-]{3,}(?:er|or|ist|ian|ant|ent)) here$")
 
 
 #: Bare verbs that are imperatives in a whole sentence ("use metric") but have an implied "I" as
@@ -336,6 +343,8 @@ def complete(clause: str, *, fragment: bool = False) -> str:
         s = "I'm " + s
     elif _NAME_HERE_RE.fullmatch(s):
         s = "I'm " + s[: -len(" here")]
+    elif _ROLE_HERE_RE.match(s):
+        s = "I'm a " + _ROLE_HERE_RE.match(s).group("x")  # type: ignore[union-attr]
     elif fragment and _FRAGMENT_ONLY_RE.match(s):
         s = "I " + s
     elif not _SUBJECT_START.match(s):

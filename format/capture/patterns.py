@@ -211,6 +211,15 @@ _FICTION = re.compile(
 )
 
 
+#: Unmarked sarcasm (round 4): a verb of liking before an adverse situation ("I just love being on
+#: hold for an hour", "I adore being stuck behind a tractor").
+_SARCASM_ADVERSE = re.compile(
+    r"(?i)\b(?:love|loves|adore|adores|enjoy|enjoys|relish)\s+(?:being|getting)\s+(?:stuck|on hold|ignored|kept waiting|"
+    r"woken|interrupted|lied to|talked down to|patroni[sz]ed|left on read|shouted at|sick|rained on|overcharged|"
+    r"cut off|stood up|ghosted|spammed|tailgated|delayed|cancelled on|put on hold)\b"
+)
+
+
 def sentence_guard(sentence: str) -> str | None:
     """Why a sentence must not be mined (a short reason), or None when it may be."""
     s = sentence.strip()
@@ -226,7 +235,7 @@ def sentence_guard(sentence: str) -> str | None:
         return "reported speech"
     if _REPORTED_BARE.search(s):
         return "reported speech"
-    if _SARCASM.search(s) or _SARCASM_LOVE.search(s):
+    if _SARCASM.search(s) or _SARCASM_LOVE.search(s) or _SARCASM_ADVERSE.search(s):
         return "sarcasm marker"
     if _IDIOM.search(s):
         return "idiom"
@@ -699,6 +708,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _TAIL = (
     r"(?:\s*[,(–—-]\s.*|\s*,.*|\s+(?:so|because|since|which|but|though|although|and|lol|haha|"
     r"btw|by the way|these days|nowadays|at the moment|for (?:medical|health|religious|ethical) reasons|"
+    r"through and through|any day(?: of the week)?|tbh|ngl|to be honest|if I'm honest|"
     r"for (?:many|several|a few|\d+|two|three|four|five|ten) years|since (?:I was|birth|childhood|\d{4}))\b.*)?$"
 )
 _ADV = (
@@ -1304,9 +1314,17 @@ def _r_taste2(verb: str) -> Render:
     return r
 
 
+#: "I always get lost/confused/...": 'get' + a state is not a standing choice.
+_GET_STATE = re.compile(
+    r"(?i)(?:\w+ed|lost|stuck|caught|bored|sick|tired|distracted|upset|nervous|anxious|cold|hot|hungry|sleepy|"
+    r"carsick|seasick|sunburnt|sunburned|overwhelmed|mixed up|told off|told|asked|called|into trouble|in trouble|"
+    r"it wrong|things wrong|it right|so|too|really|very|a bit|kind of|sort of|quite|pretty)\b"
+)
 _FICTION_CATEGORY = re.compile(
     r"(?i)\b(?:character|villain|hero|heroine|protagonist|antagonist|episode|scene|chapter|line|quote|"
-    r"bit|part|moment|level|boss|weapon|season|storyline|arc|ship|couple)s?\b|\bin the (?:show|series|book|books|"
+    r"bit|part|moment|level|boss|weapon|season|storyline|arc|ship|couple|wizard|witch|sorcerer|elf|hobbit|jedi|sith|"
+    r"superhero|avenger|pok[eé]mon|dragon|vampire|werewolf|princess|knight|companion|waifu|husbando|"
+    r"ghost|monster|robot|alien|dinosaur|muppet|smurf|disney princess|bond girl|doctor who)s?\b|\bin the (?:show|series|book|books|"
     r"film|movie|game|comic|novel|story)\b"
 )
 
@@ -1624,7 +1642,7 @@ _GENERAL: tuple[Pattern, ...] = (
             "'I'd prefer emails over Slack messages'", "I'd prefer emails over Slack messages."),
     Pattern("preference.choose", "preference",
             _rx(r"(?i)I (?P<a>always|usually|normally|generally|typically|tend to) (?P<v>choose|pick|go for|order|get|opt for|book|take|drink|eat|buy|wear|use|listen to|watch|read) (?P<x>(?!it\b|this\b|that\b|the (?:first|second|third|last|other) (?:one|option)\b)[^;]{2,80}?)" + _TAIL),
-            lambda m: None if _HABIT_BLOCK.match(_g(m, "x")) else f"User {_g(m, 'a').lower()} {third_singular(_g(m, 'v').split()[0]) + (' ' + ' '.join(_g(m, 'v').split()[1:]) if ' ' in _g(m, 'v') else '')} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            lambda m: None if _HABIT_BLOCK.match(_g(m, "x")) or (_g(m, "v").lower() == "get" and _GET_STATE.match(_g(m, "x"))) else f"User {_g(m, 'a').lower()} {third_singular(_g(m, 'v').split()[0]) + (' ' + ' '.join(_g(m, 'v').split()[1:]) if ' ' in _g(m, 'v') else '')} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
             "'I always choose/order/pick ...' (a standing choice)", "I always choose the vegetarian option."),
     # ---- habits and routines (after everything more specific)
     Pattern("fact.habit-adverb", "fact",
@@ -1993,6 +2011,343 @@ _ROUND3: tuple[Pattern, ...] = (
             "'parents evening is on tuesday at 6'", "Parents evening is on Tuesday at 6."),
 )
 
+# ---------------------------------------------------------------------------------------------
+# Round 4: open-class grammatical families with precision guards, after every other layer (the
+# catch-all routines included), so a more specific pattern still wins. They replace word lists
+# by the shape of the declaration: "I <present-tense verb> <generic object>" (a livelihood or a
+# hobby), "I have/live with/was diagnosed with <condition-shaped noun phrase>", "<Name> is my
+# <role noun>", "<imperative> <generic object> <manner>" addressed to the assistant.
+
+#: Verbs that never state a habit or livelihood with a bare "I <verb> <object>": auxiliaries,
+#: modals, mental and perception verbs, desire, communication, one-off actions of the moment.
+_NOT_HABITUAL = frozenset(re.split(r"\s+", """
+am is are was were be been being have has had do does did don't doesn't didn't can can't cannot could
+couldn't will won't would wouldn't shall should shouldn't may might must mustn't need needs ought used
+think know mean see guess want wish hope feel get gets got miss owe trust understand remember forget
+agree disagree doubt suppose bet believe say tell ask promise apologise apologize appreciate wonder
+reckon assume realise realize notice find love like hate adore prefer enjoy dislike detest loathe mind
+care try seem look sound hear let come give take put make send leave check fix call start stop finish
+thank admit expect plan intend deserve suggest recommend figure imagine just really always never also
+still only even actually literally totally honestly basically probably definitely kinda sorta
+no not nor never so then too very quite rather meant sent spent heard felt dealt lent bought brought caught
+thought sought fought ate drank slept woke wore broke spoke chose stole froze hid bit shot hit cut shut
+go keep keeps kept lose lost win won beg bet swear hear feel fear doubt regret blame recall recon
+am wanna gotta gonna said told asked went came saw knew thought made took gave found left
+understand accept refuse deny promise dare prefer want wonder worry struggle manage fail tend
+appreciate apologise sense suspect smell taste touch hold hang grab pick pull push open close turn
+sit stand stay wait sleep lie rest relax eat drink cook fancy crave need owe use live work speak
+teach run own study play drive ride moved move start started join joined write read watch listen
+""".strip()))
+#: ...but these carry a livelihood or a hobby with a generic object ("I read a lot of sci-fi" is
+#: left to the taste patterns; "I keep bees", "I run a café", "I play bass in a band").
+_HABITUAL_OK = frozenset({"keep", "play", "run", "ride", "drive", "write", "cook", "do"})
+_HAB_OBJ_BLOCK = re.compile(
+    r"(?i)^(?:the|this|that|these|those|it|its|it's|them|him|her|his|you|your|yours|there|here|out|up|off|down|back|over|"
+    r"away|on|so|to|too|a bit|a lot|what|how|when|why|if|like|about|because|all the time|one|some more|more|again|"
+    r"anything|everything|nothing|something|someone|somebody|anyone|everyone|nobody|myself|yourself|"
+    r"an eye|a feeling|a point|a clue|a word|track|fingers|in touch|in mind|quiet|busy|calm|going|well|fine|"
+    r"better|worse|hard|fast|slow|late|early|badly|right|wrong|best|first|last|now|today|tonight|tomorrow|yes|no)\b"
+)
+_MOMENT = re.compile(
+    r"(?i)\b(?:today|tonight|tomorrow|yesterday|right now|now|at the moment|this (?:week|morning|afternoon|evening|"
+    r"weekend|time)|later|soon|again|anymore|any more|just now|for now|for a bit|for a while|last night|lol|haha)\b"
+)
+
+
+def _present_verb(v: str) -> bool:
+    """Does ``v`` look like a first-person present-tense verb (not a past form, not -ing)?"""
+    low = v.lower()
+    if low in _NOT_HABITUAL and low not in _HABITUAL_OK:
+        return False
+    if low in _PAST or low in _MODALS or not low.isalpha() or len(low) < 2:
+        return False
+    if (low.endswith("ing") and low not in ("sing", "bring", "ring", "swing", "string", "sting", "cling", "wing")) or (
+        low.endswith("ed") and not low.endswith("eed")
+    ):
+        return False
+    return not (low.endswith("s") and not low.endswith("ss"))
+
+
+def _r_habitual(m: re.Match[str]) -> str | None:
+    v, x = _g(m, "v"), _g(m, "x")
+    if not _present_verb(v) and not (v.isupper() and 2 <= len(v) <= 3):  # "I DJ at a club"
+        return None
+    if x and (_HAB_OBJ_BLOCK.match(x) or _MOMENT.search(x) or _LOCAL3.search(x)):
+        return None
+    first = x.split()[0].lower() if x else ""
+    if first in _NOT_HABITUAL or first in _PAST or first.endswith("n't"):  # "I do think ...", "I do not ..."
+        return None
+    if x.lower().startswith(("in ", "at ", "for ", "with ", "on ")):
+        # an intransitive verb + a group or a place it is done in: "I sing in a community choir"
+        if not re.match(r"(?i)(?:in|at|for|with|on) (?:an? |my |our |the (?:local|village|church|school|community) |[A-Z])", x):
+            return None
+    elif (
+        x
+        and re.match(r"(?i)(?:an?|my|our) ", x)
+        and v.lower() not in ("drive", "run", "own", "keep", "play", "ride", "manage", "breed")
+        and not re.search(r"(?i)\b(?:for|in|at|on)\b", x)
+    ):
+        return None  # "I make a mean lasagne": no livelihood frame
+    s = "we" if _g(m, "s").lower() == "we" else "I"
+    adv = _g(m, "adv")
+    clause = f"{s} {adv + ' ' if adv else ''}{v if v.isupper() else v.lower()}{(' ' + x) if x else ''}"
+    return user_clause(clause)
+
+
+_PAST_BIO_VERB = re.compile(
+    r"(?i)^(?:[a-z]+ed|drove|ran|taught|sold|built|flew|rode|sang|fought|wrote|kept|led|grew|dug|spun|sewed|"
+    r"swam|drew|held|bred|fed|made|did|spent|was)$"
+)
+
+
+def _r_past_bio(m: re.Match[str]) -> str | None:
+    v = _g(m, "v")
+    if not _PAST_BIO_VERB.match(v) or v.lower() in ("used", "tried", "wanted", "needed", "hated", "loved", "liked",
+                                                    "enjoyed", "waited", "lived", "worked", "stayed", "seemed", "looked"):
+        return None
+    x = _g(m, "x")
+    if x and (_HAB_OBJ_BLOCK.match(x) or _LOCAL3.search(x)):
+        return None
+    return f"User {v.lower()} {_rest_pronouns(x, for_assistant=False) + ' ' if x else ''}{_g(m, 'd')}".strip()
+
+
+#: Heads that name a condition by their shape ("...ia", "...ism", "...itis", "... palsy"), an
+#: eponym ("Parkinson's"), or an abbreviation in capitals ("MS", "POTS").
+_COND_SHAPE = re.compile(
+    r"(?:(?i:[a-z]+(?:ia|ism|itis|osis|oma|pathy|plegia|algia|trophy|aemia|emia|iasis))|"
+    r"(?i:(?:[\w-]+ ){0,2}(?:palsy|fatigue|loss|impairment|injury|pain|cell|stammer|stutter|lisp|tics?|tremor|limp|"
+    r"murmur|implant|pacemaker|stent|shunt|stoma|catheter|prosthetic [\w]+|condition|disability|difference|neuropathy|scoliosis|deformity|spina bifida|"
+    r"down'?s syndrome|cystic fibrosis|sickle cell|celiac|coeliac|hernia|ulcers?|stones?|cysts?|fibroids)(?: in (?:my|both|one) [\w ]{2,20})?)|"
+    r"[A-Z][a-z]+'s(?: disease)?|[A-Z]{2,5}(?: [12])?)$"
+)
+_NOT_CONDITION = re.compile(
+    r"(?i)^(?:an? )?(?:headache|cold|flu|fever|bug|hangover|cough|sore throat|meeting|question|idea|feeling|problem|"
+    r"appointment|date|plan|lot|bit|few|point|chance|choice|clue|minute|moment|second|sec|break|day|job|car|house|"
+    r"dog|cat|kid|son|daughter|life|way|media|pizzeria|criteria|trivia|militia|PR|PRs|PDF|TV|PC|CV|DM|DMs|ID|API|MBA|PhD)\b"
+)
+
+
+def _r_condition4(m: re.Match[str]) -> str | None:
+    v, x = re.sub(r"\s+", " ", _g(m, "v").lower()), _g(m, "x")
+    if _NOT_CONDITION.match(x) or _LOCAL3.search(x) or re.match(r"(?i)(?:my|your|his|her|their|the|this|that|it|some|no)\b", x):
+        return None
+    core = re.sub(r"(?i)^(?:an? |mild |severe |chronic |bad |early[- ]onset |type [12] |stage \d |congenital |"
+                  r"diagnosed |functional |hereditary |genetic |progressive |bilateral |partial |permanent )+", "", x)
+    durable = v in ("live with", "was diagnosed with", "'ve been diagnosed with", "have been diagnosed with", "was born with") or bool(_g(m, "since"))
+    if not durable and not _COND_SHAPE.match(core):
+        return None
+    verb = {"live with": "lives with", "was diagnosed with": "was diagnosed with", "was born with": "was born with",
+            "'ve been diagnosed with": "has been diagnosed with", "have been diagnosed with": "has been diagnosed with",
+            "'ve had": "has had", "have had": "has had"}.get(v, "has")  # fmt: skip
+    return f"User {verb} {x}{(' ' + _g(m, 'since')) if _g(m, 'since') else ''}"
+
+
+#: Role nouns: agentive by their ending, abbreviations in capitals ("PA", "GP"), or a compound
+#: whose head is a relation ("host mum", "support worker").
+_ROLE_HEAD = re.compile(
+    rf"(?:(?i:(?:[\w-]+ ){{0,2}}[a-z-]{{3,}}(?:er|or|ist|ian|ant|ent|eer|ee|man|woman|wife|mum|mom|dad|mother|father|"
+    rf"sister|brother|nurse|guru|coach|medic|doc|vet|rep|boss|pal|mate|buddy|lead|head|chair|PA))|[A-Z]{{2,4}}|"
+    rf"(?i:(?:[\w-]+ ){{1,2}}{_RELATIONS}))$"
+)
+_NOT_ROLE = re.compile(
+    r"(?i)\b(?:favou?rite|fave|fav|best|worst|least|go-to|all-time|hero|heroes|idol|inspiration|type|jam|thing|problem|"
+    r"weakness|number|center|centre|computer|browser|printer|charger|player|controller|server|router|laptop|trainers?|"
+    r"speaker|monitor|blender|heater|cooker|dryer|container|folder|poster|sticker|paper|letter|answer|number|order|"
+    r"water|dinner|winter|summer|corner|chapter|character|cover|filter|layer|master|parameter|power|tower|flower|"
+    r"timer|marker|banner|header|footer|chatbot|assistant|ai|client|patient|customer|student|member|user|owner|"
+    r"resident|agent|argument|comment|moment|document|content|component|payment|element|segment|event|parent|talent|"
+    r"present|accent|percent|rent|tent|giant|plant|restaurant|elephant|pleasant|servant|infant|bane|life|world|rock)$"
+)
+
+
+def _role_ok(r: str) -> bool:
+    return bool(_ROLE_HEAD.match(r)) and not _NOT_ROLE.search(r) and not re.match(r"(?i)(?:new|old|own|first|only)$", r)
+
+
+def _r_is_my_role(m: re.Match[str]) -> str | None:
+    name, r = _g(m, "name"), _g(m, "r")
+    if not _name_ok(name) or name.split()[0].lower() in _NOT_NAME_WORDS or not _role_ok(r):
+        return None
+    return f"{name} is the user's {r if r.isupper() else r.lower()}"
+
+
+def _r_role_called(m: re.Match[str]) -> str | None:
+    name, r = _g(m, "name"), _g(m, "r")
+    if not _name_ok(name) or name.split()[0].lower() in _NOT_NAME_WORDS or not _role_ok(r):
+        return None
+    if not _g(m, "c") and not re.match(r"(?:Dr|Mr|Mrs|Ms|Mx|Prof)\b", name):
+        return None  # "my manager is Sam" needs a title or "called": "my favourite is Debussy"
+    return f"User's {r if r.isupper() else r.lower()} is {name}"
+
+
+_CONVENTION = (
+    r"(?:spelling|spellings|date format|dates|date|time|times|units|measurements|currency|prices|temperatures|"
+    r"notation|punctuation|english|format|formatting|number format|decimal commas?|decimal points?|quotes|"
+    r"quotation marks|weights|distances|sizes|paper sizes|keyboard shortcuts|shortcuts)"
+)
+
+
+def _r_convention(m: re.Match[str]) -> str | None:
+    x = _g(m, "x")
+    if re.match(r"(?i)(?:the|this|that|a|an|it|my|same|other|another|new|old|right|wrong|correct|shorter|longer)\b", x) or _LOCAL3.search(body_of(m.group(0))):
+        return None
+    return cap(for_assistant(re.sub(r"(?i)^(?:please|always),?\s+", "", body_of(m.group(0)))))
+
+
+def _r_generic_manner(m: re.Match[str]) -> str | None:
+    o, c = _g(m, "o"), _g(m, "c")
+    if not _GENERIC_OBJ.match(o) or _LOCAL3.search(o) or _LOCAL3.search(c) or _VOCATIVE.search(c):
+        return None
+    if re.match(r"(?i)(?:it|them|these|those|the|this|that|some|few|more|other|both|all the)\b", o) or re.search(r"\d", o):
+        return None
+    return cap(for_assistant(re.sub(r"(?i)^(?:please|always),?\s+", "", body_of(m.group(0)))))
+
+
+def _r_whenever_obj(m: re.Match[str]) -> str | None:
+    c, x = _g(m, "c"), re.sub(r"(?i)^please,?\s+", "", _g(m, "x"))
+    if _LOCAL3.search(re.sub(r"(?i)\b(?:it|them)\b", "", x)) or _LOCAL3.search(c):
+        return None
+    return cap(for_assistant(f"Whenever the user {_conj_first(_rest_pronouns(c, for_assistant=False))}, {x}"))
+
+
+def _r_my_event4(m: re.Match[str]) -> str | None:
+    e, v = _g(m, "e"), _g(m, "v")
+    if not _date_ok(v) or re.fullmatch(rf"(?i){_RELATIONS}|{_PETS}|{_KIDS}|name|birthday|favou?rite.*|go-to.*|day off|days off", e):
+        return None
+    if re.match(r"(?i)(?:life|day|week|head|mind|brain|mood|house|flat|car|phone|laptop|wife|husband)\b", e):
+        return None
+    w = _g(m, "w").lower()
+    return f"User's {e.lower()} {w} {_rest_pronouns(v, for_assistant=False)}"
+
+
+_LIVESTOCK = (
+    r"(?:sheep|goats?|cows?|cattle|pigs?|chickens?|hens?|ducks?|geese|alpacas?|llamas?|ponies|pony|donkeys?|bees|"
+    r"beehives|hives|horses?|quail|turkeys?|rabbits?|ferrets?|tortoises?|lizards?|chinchillas?|budgies?|"
+    r"grandchildren|grandkids|great-grandchildren|godchildren|nieces|nephews|step-?kids|stepchildren|foster kids)"
+)
+_NUM = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|several|some|\d+)"
+
+_ROUND4: tuple[Pattern, ...] = (
+    # ---- facts: health and body, by the shape of the condition
+    Pattern("fact.condition4", "fact",
+            _rx(r"(?i)I(?P<v> have| 've got|'ve got| have got| live with| was diagnosed with|'ve been diagnosed with| have been diagnosed with| was born with|'ve had| have had) (?:(?:also|really|quite|pretty) )?(?P<x>(?!a few\b)[\w' -]{2,40}?)(?: fitted| implanted| put in)?(?P<since> (?:since|for) (?:\d{4}|I was (?:a )?\w+|(?:about |over |almost |nearly |more than )?(?:\d+|a|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|many|several|a few) (?:years|decades)|childhood|birth|school|uni|(?:my|the) [\w ]{2,20}))?" + _TAIL),
+            _r_condition4, "'I have Parkinson's', 'I have cerebral palsy', 'I live with <X>', 'I've had <X> since ...' (a condition by its shape)",
+            "I have Parkinson's."),
+    Pattern("fact.med-event4", "fact",
+            _rx(r"(?i)I(?:'ve| have)? had (?P<x>(?:a|an|two|three|\d+|my) (?:[\w-]+ ){0,2}(?:stroke|heart attack|tia|mini-stroke|bypass|transplant|replacement|seizure|breakdown|amputation|mastectomy|hysterectomy|cancer|brain injury|head injury|spinal injury)s?) (?P<t>(?:last|this|in|back in|about|around|two|three|a few|\d+)\b[\w ]{1,25}?)" + _TAIL),
+            lambda m: None if _MOMENT.search(_g(m, "t")) else f"User had {_g(m, 'x')} {_g(m, 't')}",
+            "'I had a stroke last spring'", "I had a stroke last spring."),
+    Pattern("fact.state4", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:also |now |currently )?(?P<x>(?:\w+ (?:weeks|months) )pregnant(?: with (?:twins|my \w+ (?:child|baby)))?|on the (?:autism|autistic) spectrum|(?:a )?(?:lefty|leftie|southpaw|left-hander)|(?:trans|transgender|bi|bisexual|gay|lesbian|queer|asexual|ace|pan|pansexual|intersex)(?: (?:man|woman|guy|girl))?|dyspraxic|dyscalculic|anaemic|anemic|arthritic|bipolar|diabetic|hypermobile|immunocompromised|partially (?:deaf|sighted|blind)|deaf in (?:my|one|both) \w+|registered (?:blind|disabled|deaf)|profoundly deaf|a (?:type [12] )?diabetic|in my (?:early|mid|late) (?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|[2-9]0s))" + _TAIL),
+            lambda m: f"User is {_g(m, 'x')}", "'I'm 30 weeks pregnant', 'I'm on the autism spectrum', 'I'm a lefty', 'I'm in my late sixties'",
+            "I'm on the autism spectrum."),
+    # ---- facts: identity appositives and roles in an organisation
+    Pattern("fact.parent-of4", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:a |an )?(?P<x>(?:(?:single|working|stay-at-home|proud|busy|new|first-time|full-time|solo|widowed|divorced|foster|adoptive) )*(?:mum|mom|mother|dad|father|parent|grandma|grandmother|grandad|grandfather|nan) (?:of|to) (?:\w+|\d+)(?: (?:kids|children|boys|girls|teenagers|teens|under \w+))?)" + _TAIL),
+            lambda m: f"User is a {_g(m, 'x')}", "'I'm a single mum of two'", "I'm a single mum of two."),
+    Pattern("fact.org-role4", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:also |now )?(?P<art>an?) (?P<x>(?:[\w-]+ ){1,2}(?:leader|reader|governor|trustee|volunteer|member|steward|warden|deacon|elder|treasurer|chair|chairman|chairwoman|chairperson|secretary|captain|organiser|organizer|coordinator|ambassador|mentor|marshal|referee|umpire|magistrate|councillor|councilor|officer|ranger|special constable|first aider|lifeguard)(?: (?:at|for|in|of|with) [^,;]{2,50})?)" + _TAIL),
+            lambda m: None if re.match(r"(?i)(?:slow|fast|big|avid|voracious|keen|speed|good|bad|poor|quick|heavy|light|mind|lip|natural|born|great|terrible|awful|huge|massive|proud|long-?time|paid-up|card-carrying|new)\b", _g(m, "x")) else f"User is {_g(m, 'art')} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I'm a lay reader at my local church', 'I'm a Scout leader'", "I'm a Scout leader."),
+    Pattern("fact.holds4", "fact",
+            _rx(r"(?i)I(?: have|'ve got| have got| hold| own) (?P<x>(?:an? |my |two |three )(?:[\w'-]+ ){0,3}(?:season ticket|licence|license|membership|allotment|degree|qualification|certificate|visa|permit|black belt|phd|masters|master's|passport|green card|blue badge|bus pass|railcard|pension)s?(?: (?:at|for|in|with|from) [^,;]{2,40})?)" + _TAIL),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) else f"User has {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I have a season ticket at Anfield', 'I've got an HGV licence'", "I have a season ticket at Anfield."),
+    Pattern("fact.on-a4", "fact",
+            _rx(r"(?i)I(?:'m| am) (?:currently |now )?(?:on|doing) (?P<x>(?:a|an|my) (?:year abroad|gap year|placement year|year in industry|exchange(?: year| programme| program)?|sabbatical|career break|apprenticeship|work placement|study abroad year|semester abroad|working holiday)(?: (?:in|at|with) [^,;]{2,40})?|my (?:a[- ]levels|gcses|highers|ib|leaving cert|finals|apprenticeship|nvq|btec))" + _TAIL),
+            lambda m: f"User is on {_rest_pronouns(_g(m, 'x'), for_assistant=False)}" if not re.match(r"(?i)my (?:a|g|h|i|l|f|n|b)", _g(m, "x")) or "apprenticeship" in _g(m, "x").lower() else f"User is doing {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I'm on a year abroad in Seoul', 'I'm doing my A levels'", "I'm on a year abroad in Seoul."),
+    Pattern("fact.moved-from4", "fact",
+            _rx(r"(?i)(?P<s>I|we) (?:originally |first )?(?:moved|came|came over|emigrated|fled|relocated|immigrated)(?: over| here| to (?:the )?(?-i:[A-Z])[\w']+(?: [A-Z][\w']+)?)?(?: here)? from (?P<x>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)(?P<w> (?:in|back in) (?:\d{4}|the \d0s)| (?:\w+ )?years ago| as a (?:child|kid|teenager|baby)| when I was \w+)?" + _TAIL),
+            lambda m: None if _ORG_FROM.match(_g(m, "x")) else f"User {'and family ' if _g(m, 's').lower() == 'we' else ''}moved from {_g(m, 'x')}{_g(m, 'w')}",
+            "'I moved here from Syria in 2016', 'I came over from Poland in 2004'", "I moved here from Syria in 2016."),
+    Pattern("fact.speaks4", "fact",
+            _rx(rf"(?i)I (?:mostly |mainly |also |usually )?speak (?P<x>{_LANGS} (?:at|with|to|in) [^,;]{{2,30}}?(?:,? (?:and|but) {_LANGS} (?:at|with|to|in) [^,;]{{2,30}})?)" + _TAIL),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) else f"User speaks {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
+            "'I speak Farsi at home and English at work'", "I speak Farsi at home and English at work."),
+    Pattern("fact.work-pattern4", "fact",
+            _rx(r"(?i)I (?:mostly |usually |mainly |only |still )?work (?P<x>nights|night shifts|days|day shifts|shifts|rotating shifts|lates|earlies|weekends|part[- ]time|full[- ]time|two jobs|flexible hours|(?:twelve|12|ten|10|long)[- ]hour (?:shifts|days)|nine to five|9 to 5|(?:\w+ )?days a week)" + _TAIL),
+            lambda m: f"User works {_g(m, 'x')}", "'I work nights', 'I work shifts'", "I work nights."),
+    Pattern("fact.has4", "fact",
+            _rx(rf"(?i)(?:I|we)(?P<v> have|'ve got| have got| keep| own|'ve| have) (?:(?:also|just) )?(?P<x>(?:{_NUM} )?(?:[\w-]+ ){{0,2}}{_LIVESTOCK}(?:(?:,| and| plus) (?:{_NUM} )?(?:[\w-]+ ){{0,1}}{_LIVESTOCK})*)" + _TAIL),
+            lambda m: f"User {'keeps' if _g(m, 'v').lower() == 'keep' else 'owns' if _g(m, 'v').lower() == 'own' else 'has'} {_g(m, 'x')}",
+            "'we've got chickens and two goats', 'I've got seven grandchildren'", "We've got chickens and two goats."),
+    Pattern("fact.new-baby4", "fact",
+            _rx(r"(?i)(?:I|we)(?:'ve| have)? (?:just |recently )?had (?P<x>(?:a|our|my) (?:first |second |third |new |little )?(?:baby(?: (?:girl|boy))?|son|daughter|little (?:girl|boy))|twins)" + _TAIL),
+            lambda m: f"User just had {_rest_pronouns(_g(m, 'x'), for_assistant=False)}", "'We've just had a baby girl'",
+            "We've just had a baby girl."),
+    Pattern("fact.whole-life4", "fact",
+            _rx(r"(?i)I(?:'ve| have) (?P<v>lived|been|worked|farmed|stayed) (?P<x>[^;,]{2,50}?) (?P<d>my (?:whole|entire) life|all my life|since (?:birth|I was born)|for generations)" + _TAIL),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) else f"User has {_g(m, 'v').lower()} {_rest_pronouns(_g(m, 'x'), for_assistant=False)} {_rest_pronouns(_g(m, 'd'), for_assistant=False)}",
+            "'I've lived on the same street my whole life'", "I've lived on the same street my whole life."),
+    Pattern("fact.had-for4", "fact",
+            _rx(r"(?i)I(?:'ve| have) (?P<v>had|run|owned|kept|managed|farmed|bred|coached|taught|played|driven|sung|volunteered|fostered|rented) (?P<x>[^;,]{2,50}?) (?P<d>for (?:about |over |almost |nearly |more than )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|many|several) (?:years|decades)|since (?:\d{4}|I was \w+|the \d0s))" + _TAIL),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) or re.match(r"(?i)(?:a|an|this|that|the) (?:cold|headache|cough|bug|flu|problem|issue|feeling|question)\b", _g(m, "x")) else f"User has {_g(m, 'v').lower()} {_rest_pronouns(_g(m, 'x'), for_assistant=False)} {_g(m, 'd')}",
+            "'I've had my own cleaning business for eight years'", "I've had my own cleaning business for eight years."),
+    Pattern("fact.up-at4", "fact",
+            _rx(r"(?i)I (?:usually |normally |always |generally )?(?P<v>get up|wake up|go to bed|start work|finish work|clock on|clock off|start my shift|finish my shift) (?P<x>(?:at|around|by|before|after) [^,;]{2,40})" + _TAIL),
+            lambda m: None if _MOMENT.search(_g(m, "x")) else user_clause(f"I {_g(m, 'v').lower()} {_g(m, 'x')}"),
+            "'I get up at half four for milking'", "I get up at half four for milking."),
+    # ---- facts: livelihoods and hobbies, past biography ("I <verb> <generic object>")
+    Pattern("fact.past-bio4", "fact",
+            _rx(r"(?i)I (?P<v>[a-z]+) (?P<x>(?:[^;,]{2,50}?) )?(?P<d>for (?:about |over |almost |nearly |more than )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|many|several) (?:years|decades)(?: (?:before|until) I retired)?|until I retired|before I retired|all my (?:working )?life)" + _TAIL),
+            _r_past_bio, "'I drove buses for 30 years before I retired', 'I served in the navy for 22 years'",
+            "I served in the navy for 22 years."),
+    Pattern("fact.habitual4", "fact",
+            _rx(r"(?P<s>(?i:I|we)) (?P<adv>(?i:also|mainly|mostly|professionally|occasionally|sometimes|now|still|both|all))? ?(?P<v>[A-Za-z]+)(?: (?P<x>[^;]{2,90}?))?" + _TAIL),
+            _r_habitual, "'I farm sheep', 'I keep bees', 'I restore old motorbikes', 'I sing in a community choir' (a present-tense verb and a generic object)",
+            "I restore old motorbikes."),
+    # ---- contacts: any role noun
+    Pattern("contact.is-my4", "contact",
+            _rx(rf"{NAME} (?i:is|'s) (?i:my|our) (?P<r>(?:[\w-]+ ){{0,2}}[\w-]+)(?: (?i:at|from|in|on|for) [^,;]{{2,60}})?{_TAIL}"),
+            _r_is_my_role, "'Helen is my support worker', 'Dave is my drummer' (a role noun by its shape)",
+            "Helen is my support worker."),
+    Pattern("contact.role-called4", "contact",
+            _rx(rf"(?i:(?:my|our) (?P<r>(?:[\w-]+ ){{0,2}}[\w-]+?)(?P<c>'?s names?(?:'s| is)| is called| is named|'s called|'s named| goes by)?(?(c)|(?: is)))\s+{NAME}(?: (?i:at|from|in|on|over at) [^,;]{{2,60}})?{_TAIL}"),
+            _r_role_called, "'my PA is called Martin', 'my host mum is Mrs. Kim'", "My PA is called Martin."),
+    # ---- instructions: conventions and generic objects with a manner
+    Pattern("instruction.convention4", "instruction",
+            _rx(rf"(?i)(?:please )?(?:always )?(?:use|write|give me|show|put|do|stick to|go with) (?P<x>(?:[\w'-]+ ){{0,3}}{_CONVENTION})(?:,? (?P<y>[^;]{{2,40}}))?$"),
+            _r_convention, "'use UK spelling', 'use 24-hour time', 'use British date format, day first'",
+            "Use UK spelling."),
+    Pattern("instruction.generic-manner4", "instruction",
+            _rx(rf"(?i)(?:please )?(?:always )?(?P<v>{_IMP}|describe|convert|format|explain|present|lay out|break down|structure|number|round|spell out|write out) (?P<o>(?:your |all |any )?(?:[\w'-]+ ){{0,2}}[\w'-]+) (?P<c>(?:in|as|into|with|using|step by step|in detail|for me|to me|one at a time|at the (?:top|end|start)|first|last|without)\b.{{0,60}})$"),
+            _r_generic_manner, "'write prices in euros', 'format recipes as a numbered list', 'describe images in detail for me'",
+            "Format recipes as a numbered list."),
+    Pattern("instruction.whenever-obj4", "instruction",
+            _rx(rf"(?i)(?:whenever|every time|each time|any ?time|when|if) I (?P<c>(?:send|give|paste|share|show|forward|upload|ask for|ask you for)(?: you)? (?:an? |my |any |some )?[\w-]+(?: [\w-]+)?)\s*,?\s*(?P<x>(?:please )?(?:{_IMP}|convert|translate|summari[sz]e|check|scale)\b.{{2,100}})$"),
+            _r_whenever_obj, "'whenever I send you a recipe, convert it to grams' ('it' points back at the clause)",
+            "Whenever I send you a recipe, convert it to grams."),
+    # ---- preferences
+    Pattern("preference.cant-get-into4", "preference",
+            _rx(r"(?i)I (?:just |really |honestly )?(?:can't|cannot|can not|never could) get into (?P<x>(?!my\b|the\b|your\b|our\b|his\b|her\b|their\b|this\b|that\b|it\b|a\b|an\b)[^;]{2,60}?)" + _TAIL),
+            lambda m: None if _LOCAL3.search(_g(m, "x")) or re.match(r"(?-i:[A-Z])\w+$", _g(m, "x")) else f"User can't get into {_g(m, 'x')}",
+            "'I can't get into podcasts'", "I can't get into podcasts."),
+    Pattern("preference.my-thing4", "preference",
+            _rx(r"(?i)(?P<v>(?!this\b|that\b|it\b|these\b|those\b|which\b|what\b|he\b|she\b|they\b)[\w' -]{2,40}?) (?:is|are|'s) (?P<n>not |n't |really not |just not |definitely not )?(?:totally |really |very much |definitely |just |absolutely )?(?:my|our) (?:thing|jam|bag|happy place|cup of tea|kind of thing)" + _TAIL),
+            lambda m: f"User {'does not like' if _g(m, 'n') else 'likes'} {_g(m, 'v').lower() if not re.match('[A-Z][a-z]+ [A-Z]', _g(m, 'v')) else _g(m, 'v')}",
+            "'Jazz is my thing', 'Horror isn't my cup of tea'", "Jazz is my thing."),
+    Pattern("preference.choose-over4", "preference",
+            _rx(r"(?i)I(?:'d| would)? (?:always |happily |honestly )?(?:choose|pick|take|go for|have|want) (?P<a>[^,;]{2,40}?) over (?P<b>[^,;]{2,40}?)(?: any day(?: of the week)?| every time| anytime| any time)?" + _TAIL),
+            lambda m: None if _LOCAL3.search(_g(m, "a") + " " + _g(m, "b")) or re.search(r"(?i)\b(?:option|one|version|first|second)\b", _g(m, "a")) else f"User prefers {re.sub(r'(?i)^the ', '', _g(m, 'a'))} over {re.sub(r'(?i)^the ', '', _g(m, 'b'))}",
+            "'I'd choose the mountains over the beach any day'", "I'd choose the mountains over the beach any day."),
+    Pattern("preference.sweet-tooth4", "preference",
+            _rx(r"(?i)I(?:'ve| have)?(?: got)? (?:a (?:real |bit of a |massive |huge |terrible )?(?P<x>sweet|savoury|savory) tooth)" + _TAIL),
+            lambda m: f"User has a {_g(m, 'x').lower()} tooth", "'I have a sweet tooth'", "I have a sweet tooth."),
+    Pattern("preference.supporter4", "preference",
+            _rx(r"(?i)I(?:'m| am) (?:a |an )(?P<x>(?:(?:huge|big|massive|lifelong|die-hard|diehard|long-suffering|loyal|proud) )?(?:[\w.-]+ ){1,3}(?:supporter|fan|follower|devotee|season ticket holder))" + _TAIL),
+            lambda m: f"User is a {_g(m, 'x')}", "'I'm a huge Arsenal supporter'", "I'm a huge Arsenal supporter."),
+    Pattern("event.my-event4", "event",
+            _rx(r"(?i)(?:my|our) (?P<e>(?:[\w'-]+ ){0,2}[\w'-]+) (?P<w>is|are|starts|start|begins|begin|is booked for|are booked for|is due|are due|kicks off|kick off) (?P<v>(?:on|next|this|tomorrow|the|in (?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|winter)|at the (?:end|start) of)\b.{1,50})$"),
+            _r_my_event4, "'my hip op is next Wednesday', 'my exams start on the 2nd of June' (any noun, a day-level date)",
+            "My hip op is next Wednesday."),
+    Pattern("event.season4", "event",
+            _rx(r"(?i)(?P<e>[a-z]+ing(?: season)?|(?:the )?(?:[a-z]+ )?season) (?P<w>starts|begins|kicks off|is|opens) (?P<v>(?:on|next|this|in|the|at the (?:end|start) of)\b.{1,40})$"),
+            lambda m: f"{cap(_g(m, 'e'))} {_g(m, 'w').lower()} {_g(m, 'v')}" if _date_ok(_g(m, "v")) and not re.match(r"(?i)(?:nothing|something|everything|anything|morning|evening|ceiling|building|thing|king|ring|spring|string|wedding|meeting|painting|clothing|shopping|ping|feeling|being|timing)$", _g(m, "e")) else None,
+            "'Lambing starts on the 1st of March'", "Lambing starts on the 1st of March."),
+)
+
+
 _EARLY = ("instruction.remember-always", "fact.speaks2")  # before 'remember to', 'I speak <Lang>'
 _LAST = ("fact.habit-adverb", "fact.habit-frequency")  # the catch-all routines come after round 3
 PATTERNS: tuple[Pattern, ...] = (
@@ -2001,6 +2356,7 @@ PATTERNS: tuple[Pattern, ...] = (
     *(p for p in _GENERAL if p.id not in _EARLY and p.id not in _LAST),
     *_ROUND3,
     *(p for p in _GENERAL if p.id in _LAST),
+    *_ROUND4,
 )
 
 PATTERN_IDS: tuple[str, ...] = tuple(p.id for p in PATTERNS)

@@ -167,3 +167,41 @@ def test_normalize_clauses_never_fail(text: str) -> None:
 )
 def test_round3_families_and_guards(text: str, expected: list[tuple[str, str]]) -> None:
     assert _found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # livelihoods and hobbies: a present-tense verb and a generic object, no word list
+        ("I farm sheep near Brecon", [("fact", "User farms sheep near Brecon")]),
+        ("I keep bees", [("fact", "User keeps bees")]),
+        ("I sing in a community choir", [("fact", "User sings in a community choir")]),
+        ("I keep getting this error", []),
+        ("I farm out the boring bits to my intern", []),
+        ("I play it by ear mostly", []),
+        ("I no longer work at Google", []),
+        ("I meant Tuesday", []),
+        ("I served in the navy for 22 years", [("fact", "User served in the navy for 22 years")]),
+        # conditions by their shape, durable markers
+        ("I have Parkinson's", [("fact", "User has Parkinson's")]),
+        ("I have cerebral palsy", [("fact", "User has cerebral palsy")]),
+        ("I've had type 1 diabetes since I was nine", [("fact", "User has had type 1 diabetes since I was nine")]),
+        ("I have a meeting at 2", []),
+        ("I have a question", []),
+        ("I'm on the autism spectrum", [("fact", "User is on the autism spectrum")]),
+        # identity appositives, any role noun, conventions and generic objects for the assistant
+        ("I'm a single mum of two", [("fact", "User is a single mum of two")]),
+        ("Helen is my support worker", [("contact", "Helen is the user's support worker")]),
+        ("Gandalf is my favourite wizard", []),
+        ("Use UK spelling", [("instruction", "Use UK spelling")]),
+        ("Use the shorter title", []),
+        ("Format recipes as a numbered list", [("instruction", "Format recipes as a numbered list")]),
+        ("Put the totals in bold", []),
+        # negative fandom fragments, unmarked sarcasm
+        ("really not into sci-fi", [("preference", "User is not into sci-fi")]),
+        ("Oh I just love being on hold for an hour", []),
+        ("I always get confused by pointers", []),
+    ],
+)
+def test_round4_open_families_and_guards(text: str, expected: list[tuple[str, str]]) -> None:
+    assert _found(text) == expected
