@@ -4,6 +4,7 @@
     .venv/bin/python bench/capture_precision.py --emit-confidence  # the confidence table (Python)
     .venv/bin/python bench/capture_precision.py --json          # machine-readable
     .venv/bin/python bench/capture_precision.py --baseline DIR  # extraction vs a copy of format/capture
+    .venv/bin/python bench/capture_precision.py --baseline DIR --summary  # the baseline's figures per set
 
 Corpora (tests/capture/data), each reported separately:
 - pinned: must_not_capture.txt / must_capture.tsv. The pattern table was developed against them
@@ -32,6 +33,7 @@ and end to end (`capture()` into a fresh store, incl. record writes) at 10k turn
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -222,6 +224,19 @@ def side_by_side(baseline: Path, runs: int = 7) -> dict[str, float]:
     return {"turns": len(turns), "current_turns_per_s": round(c), "baseline_turns_per_s": round(b), "ratio": round(c / b, 3)}
 
 
+def baseline_figures(baseline: Path) -> dict[str, dict[str, Any]]:
+    """Every corpus set measured with a baseline copy of ``format/capture`` (see side_by_side)."""
+    side_by_side(baseline, runs=1)  # loads the baseline package as capture_baseline
+    base_extract = importlib.import_module("capture_baseline.extract").extract
+    mod = sys.modules["mem.format.capture.extract"]
+    current = mod.extract
+    try:
+        mod.extract = base_extract  # type: ignore[attr-defined]
+        return {name: measure(n, m) for name, _, n, m in corpus_sets()}
+    finally:
+        mod.extract = current  # type: ignore[attr-defined]
+
+
 def _table(title: str, m: dict[str, Any]) -> None:
     print(f"\n== {title}")
     print(f"must-not: {m['must_not_clean']}/{m['must_not_lines']} clean -> must-not precision {m['must_not_precision']:.3f}")
@@ -262,6 +277,9 @@ def main() -> int:
     ap.add_argument("--summary", action="store_true", help="only the per-set, per-kind summary")
     ap.add_argument("--baseline", type=Path, help="time extraction side by side with a copy of format/capture in this folder")
     a = ap.parse_args()
+    if a.baseline and a.summary:
+        _summary({name: ("", m) for name, m in baseline_figures(a.baseline).items()})
+        return 0
     if a.baseline:
         print(json.dumps(side_by_side(a.baseline)))
         return 0
