@@ -25,7 +25,15 @@ from .errors import RecordParseError
 from .fsutil import TMP_MARKER, remove_file
 from .jsonl import has_torn_tail, repair_torn_tail
 from .record import dump_record
-from .store import LOG_DIR, RECORDS_DIR, STATE_DIR, TOMBSTONES_DIR, Change, Store
+from .store import (
+    LOG_DIR,
+    RECORDS_DIR,
+    STATE_DIR,
+    TOMBSTONES_DIR,
+    Change,
+    Store,
+    superseded_version,
+)
 from .timeutil import now
 
 
@@ -112,17 +120,8 @@ def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> Repai
                 if old is not None and old.status in ("active", "candidate") and old.superseded_by is None:
                     rep.completed_supersessions.append(old_id)
                     if not dry_run:
-                        t = r.recorded_at
-                        vf = r.valid_from or t
-                        new_old = old.with_changes(
-                            status="superseded",
-                            superseded_by=r.id,
-                            superseded_at=t,
-                            valid_to=old.valid_to if old.valid_to and old.valid_to <= vf else vf,
-                            updated_at=now(),
-                        )
-                        if new_old.valid_from and new_old.valid_to and new_old.valid_to < new_old.valid_from:
-                            new_old = new_old.with_changes(valid_to=new_old.valid_from)
+                        new_old = superseded_version(old, r.id, r.recorded_at, r.valid_from or r.recorded_at)
+                        new_old = new_old.with_changes(updated_at=now())
                         store._write_file(new_old)
                         store.log.append(
                             "repair",

@@ -186,6 +186,19 @@ class ForgetPlan:
         }
 
 
+def superseded_version(old: Record, by_id: str, at: _dt.datetime, valid_from: _dt.datetime) -> Record:
+    """``old`` as it is once ``by_id`` supersedes it at record time ``at``, from ``valid_from``.
+
+    Its world time ends where the new record's begins (an earlier end is kept), never before
+    its own start."""
+    valid_to = old.valid_to if old.valid_to and old.valid_to <= valid_from else valid_from
+    if old.valid_from and valid_to < old.valid_from:
+        valid_to = old.valid_from
+    return old.with_changes(
+        status="superseded", superseded_by=by_id, superseded_at=at, valid_to=valid_to, updated_at=at
+    )
+
+
 def _brief(r: Record) -> dict[str, Any]:
     return {"id": r.id, "scope": r.scope, "kind": r.kind, "status": r.status, "content": r.content}
 
@@ -842,15 +855,7 @@ class Store:
                 detail={"supersedes": old.id, **({"reason": reason} if reason else {})},
                 sync=self._sync,
             )
-            old_new = old.with_changes(
-                status="superseded",
-                superseded_by=new.id,
-                superseded_at=t,
-                valid_to=old.valid_to if old.valid_to and old.valid_to <= vf else vf,
-                updated_at=t,
-            )
-            if old_new.valid_from and old_new.valid_to and old_new.valid_to < old_new.valid_from:
-                old_new = old_new.with_changes(valid_to=old_new.valid_from)
+            old_new = superseded_version(old, new.id, t, vf)
             self._write_file(old_new)
             self.log.append(
                 "update",
