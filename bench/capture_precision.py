@@ -17,8 +17,11 @@ Corpora (tests/capture/data), each reported separately:
 - holdout6_*: written before the fourth round of pattern work (new voices: farmer, musician,
   student abroad, retiree, disabled users, small-business owners, streamer, lorry driver); measured
   untuned, then used for tuning in round 4.
-- holdout7_*: written last, never used to tune anything: the out-of-sample estimate.
-(Held-out sets 1, 3 and 5 were merged into the pinned corpora once used.)
+- holdout8_*: written before the fifth round of pattern work (new voices, and a block of at least
+  100 hard negatives: idioms and fixed expressions shaped like "I + verb"); measured untuned, then
+  used for tuning in round 5.
+- holdout9_*: written last, never used to tune anything: the out-of-sample estimate.
+(Held-out sets 1, 3, 5 and 7 were merged into the pinned corpora once used.)
 
 Definitions. A must-capture line is recalled when some capture of it has the expected kind. A
 capture is correct when it comes from a must-capture line and has that line's kind; captures
@@ -117,7 +120,8 @@ SETS: tuple[tuple[str, str, str, str], ...] = (
     ("holdout2", "holdout2_must_not.txt", "holdout2_must_capture.tsv", "held-out set 2 (casual chat voice)"),
     ("holdout4", "holdout4_must_not.txt", "holdout4_must_capture.tsv", "held-out set 4 (new voices; measured untuned, then tuned on in round 3)"),
     ("holdout6", "holdout6_must_not.txt", "holdout6_must_capture.tsv", "held-out set 6 (written before round 4, measured untuned, then tuned on in round 4)"),
-    ("holdout7", "holdout7_must_not.txt", "holdout7_must_capture.tsv", "held-out set 7 (written last, never tuned on)"),
+    ("holdout8", "holdout8_must_not.txt", "holdout8_must_capture.tsv", "held-out set 8 (written before round 5, measured untuned, then tuned on in round 5)"),
+    ("holdout9", "holdout9_must_not.txt", "holdout9_must_capture.tsv", "held-out set 9 (written last, never tuned on)"),
 )
 
 

@@ -106,12 +106,14 @@ def test_secret_in_a_casual_turn_is_still_refused() -> None:
 def test_held_out_sets_are_present_large_enough_and_disjoint_from_the_pinned_set() -> None:
     bench = _bench()
     sets = {name: (n, m) for name, _, n, m in bench.corpus_sets()}
-    assert {"pinned", "holdout2", "holdout4", "holdout6", "holdout7"} <= set(sets)
-    assert "holdout3" not in sets and "holdout5" not in sets  # merged into the pinned corpora
+    assert {"pinned", "holdout2", "holdout4", "holdout6", "holdout8"} <= set(sets)
+    assert not {"holdout3", "holdout5", "holdout7"} & set(sets)  # merged into the pinned corpora
     assert len(sets["holdout2"][0]) >= 250 and len(sets["holdout2"][1]) >= 200
     assert len(sets["holdout4"][0]) >= 150 and len(sets["holdout4"][1]) >= 150
     assert len(sets["holdout6"][0]) >= 150 and len(sets["holdout6"][1]) >= 150
-    assert len(sets["holdout7"][0]) >= 100 and len(sets["holdout7"][1]) >= 100
+    assert len(sets["holdout8"][0]) >= 200 and len(sets["holdout8"][1]) >= 120
+    if "holdout9" in sets:
+        assert len(sets["holdout9"][0]) >= 100 and len(sets["holdout9"][1]) >= 120
     lines = {name: set(n) | {t for _, t in m} for name, (n, m) in sets.items()}
     names = sorted(lines)
     for i, a in enumerate(names):
