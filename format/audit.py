@@ -8,10 +8,8 @@ content.
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import os
-import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +49,9 @@ def default_actor() -> str:
     actor = os.environ.get("MEM_ACTOR")
     if actor:
         return actor
+    import getpass
+    import socket
+
     try:
         user = getpass.getuser()
     except Exception:

@@ -270,13 +270,24 @@ class Store:
             except ValueError:
                 raise ValidationError(f"{LOCK_TIMEOUT_ENV}={env!r} is not a number") from None
         self.lock = WriterLock(self.local_dir / "lock", timeout=lock_timeout)
-        self.actor = actor or default_actor()
+        self._actor = actor
         self.tombstones = TombstoneSet(root / TOMBSTONES_DIR)
         self._log: AuditLog | None = None
         self.listeners: builtins.list[Callable[[builtins.list[Change]], None]] = []
         self._batch: builtins.list[Change] | None = None
         self._batch_ids: set[str] | None = None  # ids of record files, known inside a batch
         self._batch_depth = 0
+
+    @property
+    def actor(self) -> str:
+        """Who the audit log names for this store's writes (``MEM_ACTOR`` or user@host)."""
+        if self._actor is None:
+            self._actor = default_actor()
+        return self._actor
+
+    @actor.setter
+    def actor(self, value: str) -> None:
+        self._actor = value
 
     # -- opening -------------------------------------------------------------------------------
 
