@@ -17,6 +17,7 @@ dev: $(STAMP)
 
 ## demo: build a memory from examples/store and search it
 demo: $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 src/mem > /dev/null
 	rm -rf $(DEMO)
 	$(BIN)/python examples/make_demo_store.py $(DEMO)
 	$(BIN)/mem --store $(DEMO) rebuild
@@ -31,7 +32,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check format cli tests bench examples
 	$(BIN)/mypy
 
+# Byte-compile first: with PYTHONDONTWRITEBYTECODE set, every `mem` subprocess would compile
+# the package from source again (tens of ms per call, hundreds of calls).
 pytest: $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 src/mem > /dev/null
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
