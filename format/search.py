@@ -55,6 +55,8 @@ VECTOR_WEIGHT = 0.8
 MAX_K = 1000
 STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected": 0.5}
 BACKFILL_LIMIT = 256
+#: How many times a search runs again when a concurrent swap replaced the index it was reading.
+SWAP_RETRIES = 5
 
 
 @dataclass
@@ -276,7 +278,56 @@ class Searcher:
         mode: str = "hybrid",
         explain: bool = False,
     ) -> SearchResult:
-        """Search; see the module docstring. Raises MemError subclasses on failure."""
+        """Search; see the module docstring. Raises MemError subclasses on failure.
+
+        Another process may swap in a new index generation (``mem rebuild``, ``mem compact``, a
+        first search building the index) while this search reads the old one, whose files are
+        then deleted. When an index error coincides with a changed pointer file, the search
+        re-reads the pointers and runs again (at most ``SWAP_RETRIES`` times): a concurrent swap
+        never makes a search fail. An error with unchanged pointers is real damage and raised.
+        """
+        for attempt in range(SWAP_RETRIES):
+            gens = self._generations()
+            try:
+                return self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
+                                         tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
+                                         explain=explain, gens=gens)
+            except IndexUnavailableError:
+                if attempt + 1 >= SWAP_RETRIES or self._generations() == gens:
+                    raise
+                self.close()  # reopen whatever the pointers name now
+        raise AssertionError("unreachable")
+
+    def _generations(self) -> tuple[str | None, str | None]:
+        """The generations the lexical and vector pointer files name right now (None: unreadable)."""
+        import json
+
+        from .index.common import LEXICAL_POINTER, VECTORS_POINTER
+
+        out: list[str | None] = []
+        for name in (LEXICAL_POINTER, VECTORS_POINTER):
+            try:
+                g = json.loads((self.store.index_dir / name).read_bytes()).get("generation")
+                out.append(g if isinstance(g, str) else None)
+            except (OSError, ValueError, AttributeError):
+                out.append(None)
+        return out[0], out[1]
+
+    def _search_once(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None,
+        kinds: Sequence[str] | None,
+        statuses: Sequence[str] | None,
+        tags: Sequence[str] | None,
+        as_of: _dt.datetime | None,
+        known_at: _dt.datetime | None,
+        k: int,
+        mode: str,
+        explain: bool,
+        gens: tuple[str | None, str | None],
+    ) -> SearchResult:
         from .record import STATUSES
         from .timeutil import now
 
@@ -312,6 +363,8 @@ class Searcher:
             except (EmbedderUnavailableError, IndexUnavailableError) as exc:
                 if mode == "vector":
                     raise
+                if isinstance(exc, IndexUnavailableError) and self._generations()[1] != gens[1]:
+                    raise  # swapped meanwhile: search() runs again on the new generation
                 warnings.append(f"vector search unavailable, lexical results only: {exc}")
                 vec = None
         used = mode if (vec is not None or mode == "lexical") else "lexical"

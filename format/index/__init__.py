@@ -266,7 +266,7 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
     if lex is None:
         lex = LexicalIndex.open(store.index_dir)
     if lex is None:
-        rebuild(store, lexical=True, vectors=False)
+        build_if_absent(store)
         return Staleness(lexical_missing=True)
     try:
         if (store.index_dir / PENDING_FILE).exists():
@@ -305,6 +305,20 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
     finally:
         if own:
             lex.close()
+
+
+def build_if_absent(store: Store) -> bool:
+    """Build the lexical index when there is none; True when this call built it.
+
+    Serialized by the store's writer lock (the same lock every index write and swap takes), and
+    the pointer is checked again once the lock is held: of several first searches started at
+    once, one builds and the others find its index and use it (none deletes another's).
+    """
+    with store.lock:
+        if read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND) is not None:
+            return False  # built by another process while this one waited for the lock
+        rebuild(store, lexical=True, vectors=False)
+        return True
 
 
 def _apply(store: Store, lex: LexicalIndex, puts: list[tuple[DocFields, int, int]],
@@ -904,6 +918,7 @@ __all__ = [
     "Staleness",
     "attach",
     "backfill",
+    "build_if_absent",
     "build_indexes",
     "cleanup_garbage",
     "compact",

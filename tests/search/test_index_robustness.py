@@ -1,0 +1,100 @@
+"""Index robustness: concurrent swaps and first builds, damaged derived files, file modes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from mem.format.index import build_if_absent, rebuild
+from mem.format.index import lexical as lexmod
+from mem.format.index.common import LEXICAL_POINTER
+from mem.format.search import open_searcher
+from mem.format.store import Store
+from tests.conftest import MEM_EXE
+
+WORD = "quillmarrow"
+
+
+def _fill(store: Store, n: int = 6) -> None:
+    with store.batch():
+        for i in range(n):
+            store.add(f"{WORD} note {i} about the lighthouse", scope="default" if i % 2 else "work")
+
+
+def _generation(store: Store) -> str:
+    return str(json.loads((store.index_dir / LEXICAL_POINTER).read_text("utf-8"))["generation"])
+
+
+def _index_dirs(store: Store) -> list[str]:
+    return sorted(p.name for p in store.index_dir.iterdir() if p.is_dir())
+
+
+# -- 1. concurrent swaps and first builds ----------------------------------------------------
+
+
+def test_search_reopens_after_a_swap_between_open_and_query(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generation swapped in (and the old one deleted) while a search holds the old one."""
+    _fill(store)
+    rebuild(store, lexical=True, vectors=False)
+    real_search = lexmod.LexicalIndex.search
+    swaps: list[str] = []
+
+    def search_after_swap(self: lexmod.LexicalIndex, *a: object, **kw: object) -> object:
+        if not swaps:  # another process rebuilds right now: this generation's files vanish
+            swaps.append(self.generation)
+            rebuild(Store.open(store.root), lexical=True, vectors=False)
+            self.close()  # what a reader sees: its generation directory is gone
+        return real_search(self, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lexmod.LexicalIndex, "search", search_after_swap)
+    with open_searcher(store.root) as s:
+        for mode in ("lexical", "hybrid"):
+            res = s.search(WORD, mode=mode, k=20)
+            assert len(res.hits) == 6, mode
+    assert swaps and swaps[0] != _generation(store)
+
+
+def test_damage_with_unchanged_pointer_is_not_retried_forever(store: Store) -> None:
+    """A real error (the pointer did not change) is raised at once, exit 9, not retried."""
+    from mem.format.errors import IndexUnavailableError
+
+    _fill(store)
+    rebuild(store, lexical=True, vectors=False)
+    gen = store.index_dir / _generation(store)
+    (gen / "meta.json").unlink()
+    with open_searcher(store.root) as s, pytest.raises(IndexUnavailableError) as ei:
+        s.search(WORD, mode="lexical")
+    assert "mem rebuild" in str(ei.value) and str(gen) in str(ei.value)
+
+
+def test_first_build_rechecks_the_pointer_under_the_lock(store: Store) -> None:
+    """A process that saw no index waits for the lock; meanwhile another built one: it is kept."""
+    _fill(store)
+    assert build_if_absent(store) is True
+    gen = _generation(store)
+    assert build_if_absent(store) is False  # what the second of two first searches now does
+    assert _generation(store) == gen
+    assert _index_dirs(store) == [gen]
+
+
+def test_first_searches_at_once_all_answer(store: Store) -> None:
+    """Four `mem search` processes on a store with no index: one builds, all answer in full."""
+    _fill(store)
+    env = {k: v for k, v in os.environ.items() if k != "MEM_STORE"}
+    env.update(MEM_EMBEDDER="hashing", NO_COLOR="1", MEM_LOCK_TIMEOUT="120")
+    procs = [
+        subprocess.Popen([MEM_EXE, "--store", str(store.root), "search", "--json", "-k", "20", WORD],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         stdin=subprocess.DEVNULL)
+        for _ in range(4)
+    ]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        assert len(json.loads(out)["hits"]) == 6
+    dirs = _index_dirs(store)
+    assert [d for d in dirs if d.startswith("lexical-")] == [_generation(store)]
+    assert not [d for d in dirs if d.startswith("build-")]
