@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .confidence import CONFIDENCE, DEFAULT_CONFIDENCE
+from .idioms import find_idiom
 from .normalize import clauses_ex, complete, normalize, strip_leadins
 from .patterns import (
     PATTERNS,
@@ -43,7 +44,7 @@ class Skip:
 
 def _match_clause(clause: str, quote: str, *, fragment: bool = False, index: int = 0) -> Candidate | None:
     body = body_of(complete(strip_leadins(clause), fragment=fragment))
-    if not body:
+    if not body or find_idiom(body) is not None:  # round 5: an idiom declares nothing
         return None
     for p in PATTERNS:
         m = p.regex.match(body)

@@ -208,3 +208,75 @@ def test_round3_families_and_guards(text: str, expected: list[tuple[str, str]]) 
 )
 def test_round4_open_families_and_guards(text: str, expected: list[tuple[str, str]]) -> None:
     assert _found(text) == expected
+
+
+def _idiom_instance(idiom: str) -> str:
+    """A first-person sentence for an entry of the idiom list ("keep one's head down" -> "I keep my head down")."""
+    verb, _, rest = idiom.partition(" ")
+    words = {"one's": "my", "sb": "people", "sb's": "his", "oneself": "myself"}
+    rest = " ".join(words.get(w, w) for w in rest.split())
+    if verb == "be":
+        return f"I'm {rest}"
+    return f"I {verb} {rest}".strip()
+
+
+def test_every_listed_idiom_is_refused() -> None:
+    """Round 5: each fixed expression of the idiom list declares nothing, even with habitual
+    evidence around it ("every day", "for a living") and in the past or the third person."""
+    from mem.format.capture.idioms import IDIOMS, find_idiom, forms
+
+    assert len(IDIOMS) >= 300 and len(set(IDIOMS)) == len(IDIOMS)
+    bad = []
+    for idiom in IDIOMS:
+        s = _idiom_instance(idiom)
+        verb, _, rest = idiom.partition(" ")
+        f = forms(verb)
+        past_verb = "was" if verb == "be" else f[2] if len(f) > 2 else verb
+        tail = s.split(" ", 1)[1] if verb == "be" else s.split(" ", 2)[2] if rest else ""
+        past = f"I {past_verb} {tail}".strip()
+        for text in (s, f"{s} every day", f"Honestly, {s}", past):
+            if find_idiom(text) is None or extract(text):
+                bad.append((idiom, text, [(c.pattern, c.content) for c in extract(text)]))
+    assert not bad, bad[:20]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the habitual family needs evidence where the verb is ambiguous, and refuses idiom shapes
+        ("I keep a straight face", []),
+        ("I follow suit", []),
+        ("I save face", []),
+        ("I digress", []),
+        ("I keep my head down at work", []),
+        ("I play hardball with suppliers", []),
+        ("I fish around in my bag for the keys", []),
+        ("I throw in the towel", []),
+        ("I keep chickens", [("fact", "User keeps chickens")]),
+        ("I fish out of Newlyn", [("fact", "User fishes out of Newlyn")]),
+        ("I skipper my own boat", [("fact", "User skippers their own boat")]),
+        ("I study exoplanets", [("fact", "User studies exoplanets")]),
+        ("I fix lorries at a depot outside Daventry", [("fact", "User fixes lorries at a depot outside Daventry")]),
+        ("I mix live sound for touring bands", [("fact", "User mixes live sound for touring bands")]),
+        # closed shapes of round 5
+        ("I support Celtic", [("preference", "User supports Celtic")]),
+        ("I support that idea", []),
+        ("I'm the vicar of three rural parishes", [("fact", "User is the vicar of three rural parishes")]),
+        ("I'm the designated driver at the party", []),
+        ("I've been married 35 years", [("fact", "User has been married 35 years")]),
+        ("I came to the UK in 1998", [("fact", "User came to the UK in 1998")]),
+        ("I retired from the Met in 2019", [("fact", "User retired from the Met in 2019")]),
+        ("Use large headings, my eyesight is poor", [("instruction", "Use large headings")]),
+        ("I'm on the waiting list for a kidney transplant", [("fact", "User is on the waiting list for a kidney transplant")]),
+        ("I'm on the list for the party", []),
+        # guards of round 5: a department, a role at school, labelled text, chore sarcasm, word-boundary dates
+        ("I'm from Facilities, about the broken door", []),
+        ("I was a chorister at school", []),
+        ("Testing the bot with: my name is Bob and I'm 40", []),
+        ("I adore filling in expense forms, truly my passion", []),
+        ("I go to St Mary's Sixth Form", [("fact", "User goes to St Mary's Sixth Form")]),
+        ("I'm a Catholic, I go to Mass on Sundays", [("fact", "User is a Catholic"), ("fact", "User goes to Mass on Sundays")]),
+    ],
+)
+def test_round5_safe_open_families(text: str, expected: list[tuple[str, str]]) -> None:
+    assert _found(text) == expected
