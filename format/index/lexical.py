@@ -204,6 +204,20 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
     return db
 
 
+LEXICAL_REBUILD_HINT = "run `mem rebuild --lexical`: it rebuilds the index from the records, nothing is lost"
+
+#: What tantivy raises for a damaged or vanished index (it maps its errors to these).
+TANTIVY_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, RuntimeError)
+
+
+def damaged(path: Path, exc: BaseException, what: str = "read") -> IndexUnavailableError:
+    """The error for a tantivy failure on the generation at ``path`` (never a traceback)."""
+    return IndexUnavailableError(
+        f"the lexical index folder cannot be {what}: it is damaged or incomplete ({exc})",
+        path=path, hint=LEXICAL_REBUILD_HINT,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class FileState:
     mtime_ns: int
@@ -258,8 +272,7 @@ class LexicalIndex:
             try:
                 self._index = tantivy.Index.open(str(self.path))
             except Exception as exc:  # tantivy raises ValueError/OSError variants
-                raise IndexUnavailableError(f"the lexical index cannot be opened: {exc}", path=self.path,
-                                            hint=REBUILD_HINT) from None
+                raise damaged(self.path, exc, "opened") from None
         return self._index
 
     @property
@@ -277,12 +290,19 @@ class LexicalIndex:
 
     def reload(self) -> None:
         if self._index is not None:
-            self._index.reload()
+            try:
+                self._index.reload()
+            except TANTIVY_ERRORS as exc:
+                raise damaged(self.path, exc) from None
         self._searcher = None
 
     def searcher(self) -> Any:
         if self._searcher is None:
-            self._searcher = self.index.searcher()
+            idx = self.index
+            try:
+                self._searcher = idx.searcher()
+            except TANTIVY_ERRORS as exc:
+                raise damaged(self.path, exc) from None
         return self._searcher
 
     # -- manifest --------------------------------------------------------------------------
@@ -344,7 +364,11 @@ class LexicalIndex:
                 known.add((f.scope, f.id))
         gone = sum(1 for sc, rid in set(deletes)
                    if self.db.execute("SELECT 1 FROM records WHERE scope=? AND id=?", (sc, rid)).fetchone())
-        writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        idx = self.index
+        try:
+            writer = idx.writer(heap_size=WRITER_HEAP, num_threads=1)
+        except TANTIVY_ERRORS as exc:
+            raise damaged(self.path, exc, "updated") from None
         try:
             for scope, rid in deletes:
                 writer.delete_documents_by_term("key", f"{scope}/{rid}")
@@ -353,12 +377,13 @@ class LexicalIndex:
                 writer.add_document(make_doc(rec))
             writer.commit()
             writer.wait_merging_threads()
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(Exception):
                 writer.rollback()
+            if isinstance(exc, TANTIVY_ERRORS):
+                raise damaged(self.path, exc, "updated") from None
             raise
-        self.index.reload()
-        self._searcher = None
+        self.reload()
         db = self.db
         seq = self.max_seq()
         db.execute("BEGIN IMMEDIATE")
@@ -412,15 +437,20 @@ class LexicalIndex:
             must.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "tags", t)))
         q = tantivy.Query.boolean_query(must)
         s = self.searcher()
-        res = s.search(q, limit=limit, count=False)
         out: list[LexHit] = []
-        for score, addr in res.hits:
-            d = s.doc(addr)
-            out.append(LexHit(d["id"][0], d["scope"][0], float(score), d["digest"][0]))
+        try:
+            res = s.search(q, limit=limit, count=False)
+            for score, addr in res.hits:
+                d = s.doc(addr)
+                out.append(LexHit(d["id"][0], d["scope"][0], float(score), d["digest"][0]))
+        except TANTIVY_ERRORS as exc:  # e.g. a deleted or truncated segment file
+            raise damaged(self.path, exc) from None
+        except (KeyError, IndexError) as exc:  # a stored document without its fields
+            raise damaged(self.path, exc) from None
         return out
 
     def stats(self) -> dict[str, Any]:
-        s = self.index.searcher()
+        s = self.searcher()
         docs = int(s.num_docs)
         return {"docs": docs, "segments": int(s.num_segments)}
 

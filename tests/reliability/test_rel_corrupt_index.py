@@ -92,8 +92,6 @@ CASES = [
 KNOWN = {
     ("vectors.json", "zero"): "DEFECT (format/index rebuild): `mem rebuild` refuses with exit 9 "
     "'index manifest is not valid JSON (hint: run mem rebuild)' when vectors.json is corrupt",
-    (".pos", "delete"): "DEFECT (format/index/lexical.py:399 LexicalIndex.search): tantivy's "
-    "ValueError 'Data corrupted ... positions' escapes as a traceback (exit 1) instead of exit 9",
 }
 
 

@@ -98,3 +98,34 @@ def test_first_searches_at_once_all_answer(store: Store) -> None:
     dirs = _index_dirs(store)
     assert [d for d in dirs if d.startswith("lexical-")] == [_generation(store)]
     assert not [d for d in dirs if d.startswith("build-")]
+
+
+# -- 3. a damaged tantivy segment ------------------------------------------------------------
+
+
+def _mem(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MEM_STORE"}
+    env.update(MEM_EMBEDDER="hashing", NO_COLOR="1")
+    return subprocess.run([MEM_EXE, *args], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=120)
+
+
+@pytest.mark.parametrize("suffix", [".pos", ".idx", ".store"])
+def test_deleted_segment_file_is_exit_9_naming_the_folder_and_fix(store: Store, suffix: str) -> None:
+    _fill(store)
+    rebuild(store, lexical=True, vectors=False)
+    gen = store.index_dir / _generation(store)
+    victims = sorted(p for p in gen.iterdir() if p.name.endswith(suffix))
+    assert victims
+    for p in victims:
+        p.unlink()
+    for mode in ("lexical", "hybrid"):
+        r = _mem("--store", str(store.root), "search", "--mode", mode, WORD)
+        assert "Traceback" not in r.stderr
+        assert r.returncode == 9, r.stderr
+        assert str(gen) in r.stderr and "mem rebuild --lexical" in r.stderr, r.stderr
+    assert r.stdout == ""
+    assert _mem("--store", str(store.root), "rebuild", "--lexical").returncode == 0
+    r = _mem("--store", str(store.root), "search", "--json", "-k", "20", "--mode", "lexical", WORD)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["hits"]) == 6
