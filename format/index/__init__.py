@@ -566,6 +566,50 @@ def _collect(store: Store, progress: Progress | None) -> tuple[list[tuple[DocFie
     return items, mtimes, skipped
 
 
+def _reuse_vectors(
+    store: Store, items: list[tuple[DocFields, int, int]], space: Any, scopes: dict[str, int], reuse: bool,
+) -> tuple[dict[str, list[tuple[str, str, Any]]], list[DocFields], int]:
+    """(per-scope reused vectors, records to embed, how many reused).
+
+    Only vectors of the same embedding space computed from the same content (digest) are reused.
+    A live vector index that is damaged in any way (manifest, rows, matrix, side table) is never
+    trusted: nothing is reused and every record is embedded again (derived data is disposable).
+    """
+    per_scope: dict[str, list[tuple[str, str, Any]]] = {s: [] for s in scopes}
+    everything = [rec for rec, _m, _s in items]
+    if not reuse:
+        return per_scope, everything, 0
+    todo: list[DocFields] = []
+    reused = 0
+    old = None
+    try:
+        old = _open_vectors(store)
+        if old is None or old.space != space:
+            return per_scope, everything, 0
+        for rec in everything:
+            v = old.vector_of(rec.scope, rec.id) if old.valid_digest(rec.scope, rec.id) == rec.digest else None
+            if v is not None and _plausible(v, space):
+                per_scope.setdefault(rec.scope, []).append((rec.id, rec.digest, v.copy()))
+                reused += 1
+            else:
+                todo.append(rec)
+    except (MemError, OSError, ValueError):
+        return {s: [] for s in scopes}, everything, 0
+    finally:
+        if old is not None:
+            old.close()
+    return per_scope, todo, reused
+
+
+def _plausible(v: Any, space: Any) -> bool:
+    """A stored vector worth reusing: right length, finite, unit length when the space is L2-normalized."""
+    import numpy as np
+
+    if v.shape != (space.dim,) or not bool(np.isfinite(v).all()):
+        return False
+    return space.normalization != "l2" or abs(float(np.linalg.norm(v)) - 1.0) < 1e-3
+
+
 def build_indexes(
     store: Store,
     dest: Path,
@@ -595,23 +639,7 @@ def build_indexes(
 
         emb = embedder or load_embedder(config=store.config)
         space = emb.space
-        old = _open_vectors(store)
-        per_scope: dict[str, list[tuple[str, str, Any]]] = {s: [] for s in mtimes}
-        todo: list[DocFields] = []
-        try:
-            for rec, _m, _s in items:
-                v = None
-                if (reuse_vectors and old is not None and old.space == space
-                        and old.valid_digest(rec.scope, rec.id) == rec.digest):
-                    v = old.vector_of(rec.scope, rec.id)
-                if v is not None:
-                    per_scope.setdefault(rec.scope, []).append((rec.id, rec.digest, v.copy()))
-                    built.reused += 1
-                else:
-                    todo.append(rec)
-        finally:
-            if old is not None:
-                old.close()
+        per_scope, todo, built.reused = _reuse_vectors(store, items, space, mtimes, reuse_vectors)
         starts = list(range(0, len(todo), batch))
         it: Iterable[int] = starts if progress is None else progress(starts, len(starts), f"embedding {len(todo)} records")
         for start in it:
@@ -624,10 +652,16 @@ def build_indexes(
             lg: str | None = lex_gen
             seq = len(items)
         else:
-            cur = LexicalIndex.open(store.index_dir)
-            lg, seq = (None, 0) if cur is None else (cur.generation, cur.max_seq())
-            if cur is not None:
-                cur.close()
+            lg, seq = None, 0
+            try:
+                cur = LexicalIndex.open(store.index_dir)
+                if cur is not None:
+                    try:
+                        lg, seq = cur.generation, cur.max_seq()
+                    finally:
+                        cur.close()
+            except MemError:
+                pass  # a damaged lexical index: the vectors resync by full comparison later
         built.vectors = build_vectors(dest / new_generation("vectors"), space, per_scope,
                                       lex_generation=lg, lex_seq=seq)
     return built

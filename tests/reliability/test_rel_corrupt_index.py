@@ -88,13 +88,6 @@ CASES = [
     (".usearch", "truncate"),
     ("lexical generation dir", "delete"),
 ]
-#: cases that fail today, each pinned by a strict xfail below until its owner fixes it
-KNOWN = {
-    ("vectors.json", "zero"): "DEFECT (format/index rebuild): `mem rebuild` refuses with exit 9 "
-    "'index manifest is not valid JSON (hint: run mem rebuild)' when vectors.json is corrupt",
-}
-
-
 def _mutate(path: Path, how: str) -> None:
     if how == "delete":
         path.unlink()
@@ -148,8 +141,6 @@ def test_corrupt_index_files_detected_and_rebuilt(indexed: Path, tmp_path: Path,
     outcomes: set[str] = set()
     trials = 0
     for what, how in CASES:
-        if (what, how) in KNOWN:
-            continue
         trials += 1
         f, o = _check(indexed, tmp_path / f"t{trials}", what, how)
         failures += f
@@ -159,16 +150,4 @@ def test_corrupt_index_files_detected_and_rebuilt(indexed: Path, tmp_path: Path,
         trials=trials, inconsistent=len(failures),
         note="outcomes seen: " + ", ".join(sorted(x for x in outcomes if x)),
     )
-    assert failures == [], "\n".join(failures)
-
-
-@pytest.mark.parametrize(("what", "how"), list(KNOWN), ids=[f"{h}-{w}" for w, h in KNOWN])
-def test_known_index_corruption_defects(
-    what: str, how: str, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest,
-    tally: Callable[..., None],
-) -> None:
-    request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(what, how)]))
-    failures, _ = _check(indexed, tmp_path / "k", what, how)
-    tally("corrupt derived files (truncate/zero/delete, each index file)", trials=1,
-          inconsistent=len(failures), note="known defects: " + "; ".join(KNOWN.values()))
     assert failures == [], "\n".join(failures)

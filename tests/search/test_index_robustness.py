@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,84 @@ def test_deleted_segment_file_is_exit_9_naming_the_folder_and_fix(store: Store, 
     r = _mem("--store", str(store.root), "search", "--json", "-k", "20", "--mode", "lexical", WORD)
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)["hits"]) == 6
+
+
+# -- 2. rebuild and compact never trust a damaged derived file -------------------------------
+
+
+def _vec_gen(store: Store) -> Path:
+    m = json.loads((store.index_dir / "vectors.json").read_text("utf-8"))
+    return store.index_dir / str(m["generation"])
+
+
+def _damage(store: Store, what: str) -> None:
+    if what == "vectors.json garbage":
+        (store.index_dir / "vectors.json").write_bytes(b"\x00garbage{")
+    elif what == "vectors.json wrong kind":
+        (store.index_dir / "vectors.json").write_text('{"kind": "something else"}', "utf-8")
+    elif what == "lexical.json garbage":
+        (store.index_dir / LEXICAL_POINTER).write_bytes(b"\xff\xfe")
+    elif what == ".rows zeroed":
+        for p in _vec_gen(store).glob("*.rows"):
+            p.write_bytes(b"\0" * 32)
+    elif what == ".npy truncated":
+        for p in _vec_gen(store).glob("*.npy"):
+            p.write_bytes(p.read_bytes()[:40])
+    elif what == "vectors.db zeroed":
+        p = _vec_gen(store) / "vectors.db"
+        p.write_bytes(b"\0" * p.stat().st_size)
+    elif what == ".npy rows not unit length":
+        import numpy as np
+
+        for p in _vec_gen(store).glob("*.npy"):
+            m = np.load(p)
+            np.save(p, m * 3.0)
+    else:
+        raise AssertionError(what)
+
+
+DAMAGES = ["vectors.json garbage", "vectors.json wrong kind", "lexical.json garbage", ".rows zeroed",
+           ".npy truncated", "vectors.db zeroed"]
+
+
+@pytest.mark.parametrize("what", DAMAGES)
+def test_rebuild_repairs_any_damaged_derived_file(store: Store, what: str) -> None:
+    _fill(store)
+    rebuild(store)
+    _damage(store, what)
+    r = _mem("--store", str(store.root), "rebuild", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["records"] == 6 and out["vectors"]["embedded"] == 6
+    live = {json.loads((store.index_dir / n).read_text("utf-8"))["generation"]
+            for n in ("lexical.json", "vectors.json")}
+    assert set(_index_dirs(store)) == live  # the damaged generations were deleted
+    for mode in ("lexical", "vector", "hybrid"):
+        r = _mem("--store", str(store.root), "search", "--json", "-k", "20", "--mode", mode, WORD)
+        assert r.returncode == 0, (mode, r.stderr)
+        res = json.loads(r.stdout)
+        assert len(res["hits"]) == 6 and res["warnings"] == [], (mode, res)
+
+
+def test_vectors_only_rebuild_with_damaged_lexical_pointer(store: Store) -> None:
+    _fill(store)
+    rebuild(store)
+    _damage(store, "lexical.json garbage")
+    built = rebuild(Store.open(store.root), lexical=False, vectors=True)
+    assert built.embedded == 6
+
+
+@pytest.mark.parametrize("what", [".rows zeroed", "vectors.db zeroed", ".npy rows not unit length"])
+def test_compact_reuses_no_vector_from_a_damaged_index(store: Store, what: str) -> None:
+    from mem.format.index import build_indexes, new_build_dir
+    from mem.format.index.common import remove_tree
+
+    _fill(store)
+    rebuild(store)
+    _damage(store, what)
+    dest = new_build_dir(store.index_dir)
+    try:
+        built = build_indexes(store, dest, lexical=False, vectors=True, reuse_vectors=True)
+    finally:
+        remove_tree(dest)
+    assert built.reused == 0 and built.embedded == 6
