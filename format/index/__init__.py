@@ -321,8 +321,29 @@ def build_if_absent(store: Store) -> bool:
         return True
 
 
+def secure(store: Store, path: Path | None = None) -> None:
+    """Give the index files the store's modes (config.toml [permissions], owner-only by default).
+
+    tantivy and numpy create files with the process umask; every index write ends with this
+    (a walk of the changed generation: tens of files). Best effort: a failure to chmod never
+    fails the write (the index folder itself is created owner-only).
+    """
+    from .common import secure_tree
+
+    with contextlib.suppress(OSError):
+        secure_tree(path or store.index_dir, store.config.file_mode, store.config.dir_mode)
+
+
 def _apply(store: Store, lex: LexicalIndex, puts: list[tuple[DocFields, int, int]],
            deletes: list[tuple[str, str]]) -> None:
+    try:
+        _apply_both(store, lex, puts, deletes)
+    finally:
+        secure(store, lex.path)
+
+
+def _apply_both(store: Store, lex: LexicalIndex, puts: list[tuple[DocFields, int, int]],
+                deletes: list[tuple[str, str]]) -> None:
     changed = lex.apply(puts, deletes)
     if not (changed or deletes) or not (store.index_dir / VECTORS_POINTER).exists():
         return  # a new record has no vector to invalidate: the vector index is not even opened
@@ -428,7 +449,7 @@ class IndexSession:
             m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
             if m is None:
                 return
-            append_line(store.index_dir / PENDING_FILE, "\n".join(lines))
+            append_line(store.index_dir / PENDING_FILE, "\n".join(lines), store.config.file_mode)
             recorded = {str(k): int(v.get("dir_mtime_ns", -1)) for k, v in (m.get("scopes") or {}).items()
                         if isinstance(v, dict)}
             changed = False
@@ -664,6 +685,7 @@ def build_indexes(
                 pass  # a damaged lexical index: the vectors resync by full comparison later
         built.vectors = build_vectors(dest / new_generation("vectors"), space, per_scope,
                                       lex_generation=lg, lex_seq=seq)
+    secure(store, dest)
     return built
 
 
@@ -691,6 +713,7 @@ def swap_in(store: Store, built: BuiltIndexes) -> None:
     for g in old:
         remove_tree(idx / g)
     remove_tree(built.build_dir)
+    secure(store)
     sess = _session_of(store)
     if sess is not None and built.lexical is not None:
         sess.mark_clean({str(k): int(v["dir_mtime_ns"]) for k, v in built.lexical["scopes"].items()})
@@ -853,6 +876,7 @@ def create_empty_vectors(store: Store, embedder: Embedder) -> None:
         dest = store.index_dir / new_generation("vectors")
         m = build_vectors(dest, embedder.space, {}, lex_generation="", lex_seq=0)
         write_vectors_pointer(store.index_dir, m)
+        secure(store)
 
 
 # -- stats ----------------------------------------------------------------------------------
@@ -960,6 +984,7 @@ __all__ = [
     "new_build_dir",
     "rebuild",
     "refresh",
+    "secure",
     "staleness",
     "swap_in",
 ]

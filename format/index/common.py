@@ -6,11 +6,12 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
 from ..errors import IndexUnavailableError
-from ..fsutil import atomic_write, ensure_dir
+from ..fsutil import DIR_MODE, FILE_MODE, atomic_write, ensure_dir
 
 LEXICAL_POINTER = "lexical.json"
 VECTORS_POINTER = "vectors.json"
@@ -51,8 +52,47 @@ def read_pointer(index_dir: Path, name: str, kind: str) -> dict[str, Any] | None
 
 
 def write_pointer(index_dir: Path, name: str, obj: dict[str, Any]) -> None:
+    """Replace a pointer file atomically, keeping its permissions (owner-only when new)."""
     ensure_dir(index_dir)
-    atomic_write(index_dir / name, json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    mode = FILE_MODE
+    with contextlib.suppress(OSError):
+        mode = stat.S_IMODE(os.lstat(index_dir / name).st_mode) or FILE_MODE
+    atomic_write(index_dir / name, json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n", mode)
+
+
+def create_private(path: Path, mode: int = FILE_MODE) -> None:
+    """Create an empty file with ``mode`` unless it exists (SQLite then gives its -wal/-shm
+    files the same permissions, instead of the umask's)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode))
+
+
+def secure_tree(root: Path, file_mode: int = FILE_MODE, dir_mode: int = DIR_MODE) -> int:
+    """Give every file and folder under ``root`` (root included) the store's modes; returns how
+    many were changed. tantivy and numpy create files with the process umask (0644 usually);
+    this runs after every index write. Symbolic links are never followed or changed."""
+    changed = 0
+
+    def fix(p: str, want: int) -> None:
+        nonlocal changed
+        try:
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == want:
+                return
+            os.chmod(p, want)
+            changed += 1
+        except FileNotFoundError:
+            pass  # removed meanwhile (a merge, a swap): nothing to protect
+
+    if not os.path.isdir(root) or os.path.islink(root):
+        return 0
+    fix(str(root), dir_mode)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:
+            fix(os.path.join(dirpath, d), dir_mode)
+        for f in filenames:
+            fix(os.path.join(dirpath, f), file_mode)
+    return changed
 
 
 def new_generation(prefix: str) -> str:

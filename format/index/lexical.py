@@ -29,6 +29,7 @@ from .common import (
     LEXICAL_POINTER,
     POINTER_VERSION,
     REBUILD_HINT,
+    create_private,
     read_pointer,
     write_pointer,
 )
@@ -191,6 +192,8 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
     if not create and not path.is_file():
         raise IndexUnavailableError("the lexical index state table is missing", path=path, hint=REBUILD_HINT)
     try:
+        if create:
+            create_private(path)
         db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

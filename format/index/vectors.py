@@ -27,6 +27,7 @@ from .common import (
     REBUILD_HINT,
     VECTORS_KIND,
     VECTORS_POINTER,
+    create_private,
     read_pointer,
     write_pointer,
 )
@@ -64,6 +65,8 @@ def _open_db(path: Path, create: bool = False) -> sqlite3.Connection:
     if not create and not path.is_file():
         raise IndexUnavailableError("the vector index table is missing", path=path, hint="run `mem rebuild --vectors`")
     try:
+        if create:
+            create_private(path)
         db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

@@ -211,3 +211,54 @@ def test_compact_reuses_no_vector_from_a_damaged_index(store: Store, what: str) 
     finally:
         remove_tree(dest)
     assert built.reused == 0 and built.embedded == 6
+
+
+# -- 4. index files get the store's modes ----------------------------------------------------
+
+
+def _modes(root: Path) -> dict[str, int]:
+    import stat
+
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = Path(dirpath) / n
+            out[str(p.relative_to(root.parent))] = stat.S_IMODE(p.lstat().st_mode)
+    out[root.name] = stat.S_IMODE(root.lstat().st_mode)
+    return out
+
+
+@pytest.mark.parametrize(("config", "file_mode", "dir_mode"),
+                         [(None, 0o600, 0o700), (("0640", "0750"), 0o640, 0o750)],
+                         ids=["default-owner-only", "configured-0640"])
+def test_every_index_file_has_the_store_modes(store: Store, config: tuple[str, str] | None,
+                                              file_mode: int, dir_mode: int) -> None:
+    """Under a permissive umask, after a cold-start search, rebuild, add, forget, search and
+    compact, every file under .mem/index has file_mode and every folder dir_mode."""
+    if config is not None:
+        with open(store.root / "config.toml", "a", encoding="utf-8") as f:
+            f.write(f'\n[permissions]\nfile_mode = "{config[0]}"\ndir_mode = "{config[1]}"\n')
+    root = str(store.root)
+    old = os.umask(0o022)
+    seen: list[str] = []
+    try:
+        _fill(store)
+        steps = [("search", WORD), ("rebuild",), ("add", f"{WORD} added later"), ("search", WORD),
+                 ("forget", "--yes", "__ID__"), ("search", "--mode", "lexical", WORD), ("compact",),
+                 ("add", f"{WORD} after compact"), ("search", WORD)]
+        rid = ""
+        for step in steps:
+            args = [rid if a == "__ID__" else a for a in step]
+            r = _mem("--store", root, *args)
+            assert r.returncode == 0, (step, r.stderr)
+            if step[0] == "add":
+                rid = r.stdout.strip()
+            modes = _modes(store.index_dir)
+            seen += list(modes)
+            bad = {p: oct(m) for p, m in modes.items()
+                   if m != (dir_mode if (store.index_dir.parent / p).is_dir() else file_mode)}
+            assert bad == {}, (step, bad)
+    finally:
+        os.umask(old)
+    assert any(p.endswith(".pos") for p in seen) and any(p.endswith(".npy") for p in seen)
+    assert any(p.endswith("state.db") for p in seen) and any(p.endswith("vectors.db") for p in seen)
