@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
     @app.command("repair")
     def repair(
         dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Report what would be repaired; change nothing.")] = False,
-        adopt: Annotated[bool, typer.Option("--adopt", help="Log records changed outside mem (e.g. in an editor) as adopted.")] = False,
+        adopt: Annotated[bool, typer.Option("--adopt", help="Also accept records changed outside mem (e.g. in an editor): rewrite them canonically and log them.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         """Repair the store after a crash: torn log lines (moved to .mem/quarantine/), interrupted

@@ -209,7 +209,7 @@ complete -c mem -n '__fish_seen_subcommand_from rebuild' -l vectors -d 'Re-embed
 complete -c mem -n '__fish_seen_subcommand_from rebuild' -l json -d 'Print what was built as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from rebuild' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from repair' -l dry-run -s n -d 'Report what would be repaired; change nothing.'
-complete -c mem -n '__fish_seen_subcommand_from repair' -l adopt -d 'Log records changed outside mem (e.g. in an editor) as adopted.'
+complete -c mem -n '__fish_seen_subcommand_from repair' -l adopt -d 'Also accept records changed outside mem (e.g. in an editor): rewrite them canonically and log them.'
 complete -c mem -n '__fish_seen_subcommand_from repair' -l json -d 'Print the report as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from repair' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from mcp' -l scope -x -a '(__mem_values scopes)' -d 'A scope the agent may use (repeat for several). Required.'

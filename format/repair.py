@@ -7,7 +7,9 @@
 3. completes interrupted supersessions (a new record lists ``supersedes: [old]`` while the old
    one is still active or candidate);
 4. removes leftover temporary files of interrupted writes;
-5. with ``adopt=True``, accepts changes made outside mem (e.g. in an editor): a record whose
+5. logs an ``adopt`` event for a record that has no audit event at all (a write cut off
+   between the record file and its log line, or a file copied in); with ``adopt=True``, it
+   also accepts changes made outside mem (e.g. in an editor): a record whose
    file is not canonical (or whose ``digest:`` line is stale) is rewritten canonically, and an
    ``adopt`` event is logged for each record whose digest differs from what the audit log last
    recorded for it.
@@ -163,25 +165,33 @@ def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> Repai
                         rep.removed_temp_files.append(os.path.relpath(tmp, store.root))
                         if not dry_run:
                             remove_file(tmp)
-        # 5. adopt outside changes
-        if adopt:
-            logged = last_logged_digests(store)
-            for r in live.values():
-                if r.id in rep.completed_forgets:
-                    continue
+        # 5. records with no audit event at all (a write interrupted between the record and its
+        #    log line, or a file created outside mem) are always logged; with ``adopt``, records
+        #    changed outside mem are too (rewritten canonically when their file is not)
+        logged = last_logged_digests(store)
+        for r in live.values():
+            if r.id in rep.completed_forgets:
+                continue
+            unlogged = r.id not in logged
+            stale_file = False
+            if adopt:
                 path = store.record_path(r.scope, r.id)
                 stale_file = path.read_text("utf-8") != dump_record(r)
-                if logged.get(r.id) != r.digest or stale_file:
-                    rep.adopted.append(r.id)
-                    if not dry_run:
-                        if stale_file:
-                            store._write_file(r)  # canonical form, digest line recomputed
-                        store.log.append(
-                            "adopt",
-                            id=r.id,
-                            scope=r.scope,
-                            before=logged.get(r.id),
-                            after=r.digest,
-                            detail={"reason": "record changed outside mem"},
-                        )
+            if not (unlogged or (adopt and (logged.get(r.id) != r.digest or stale_file))):
+                continue
+            rep.adopted.append(r.id)
+            if dry_run:
+                continue
+            if stale_file:
+                store._write_file(r)  # canonical form, digest line recomputed
+            store.log.append(
+                "adopt",
+                id=r.id,
+                scope=r.scope,
+                before=logged.get(r.id),
+                after=r.digest,
+                detail={
+                    "reason": "record had no audit event" if unlogged else "record changed outside mem"
+                },
+            )
     return rep

@@ -306,3 +306,18 @@ def test_a_candidate_comes_back_as_a_candidate(store: Store) -> None:
     new, _ = store.supersede(old.id, "maybe Lisbon")
     store.forget([new.id])
     assert store.get(old.id).status == "candidate"
+
+
+def test_repair_logs_a_record_whose_event_was_cut_off(store: Store) -> None:
+    from mem.format.record import dump_record, make_record
+    from mem.format.repair import repair
+
+    rec = make_record(scope="a", kind="fact", content="written, then the process died")
+    path = store.record_path("a", rec.id)
+    path.parent.mkdir(mode=0o700)
+    path.write_text(dump_record(rec))  # the record landed; its log line never did
+    assert repair(store, dry_run=True).adopted == [rec.id]
+    assert repair(store).adopted == [rec.id]
+    ev = list(store.log.iter_events())[-1]
+    assert ev["op"] == "adopt" and ev["id"] == rec.id and ev["detail"] == {"reason": "record had no audit event"}
+    assert repair(store).adopted == []
