@@ -208,7 +208,7 @@ _RULES: tuple[Rule, ...] = (
     Rule("W301", "warning", "record not in the audit log",
          "A live record has no event in any audit log: it was created outside mem (copied in, "
          "written by another tool), so its history is unknown.",
-         "if the record is meant to be there, `mem repair --adopt` logs it (records written through mem are always logged)"),
+         "if the record is meant to be there, `mem repair` logs it as adopted (a write cut off between the record and its log line leaves this too)"),
     Rule("W302", "warning", "record changed outside mem",
          "A live record's digest differs from the digest of its latest audit event (or the log "
          "says it was forgotten): it was changed or restored without mem.",
