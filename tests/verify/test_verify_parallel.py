@@ -1,0 +1,109 @@
+"""verify reads record files in worker processes on a large store: the report must be the same,
+finding for finding, as when one process reads them; and its own match digest must equal the
+format's."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mem.format import verify
+from mem.format.record import dump_record, make_record, match_digest
+from mem.format.store import Store
+from mem.format.verify import verify_store
+
+FIXTURES = Path(__file__).resolve().parents[2] / "spec" / "fixtures"
+
+
+def _same_report(root: Path, full: bool) -> dict[str, object]:
+    one = verify_store(root, full=full, workers=1).to_dict()
+    two = verify_store(root, full=full, workers=2).to_dict()
+    assert two == one
+    return one
+
+
+def test_every_fixture_reports_the_same_with_workers() -> None:
+    for d in sorted(FIXTURES.iterdir()):
+        if d.is_dir() and (d / "records").is_dir():
+            for full in (False, True):
+                _same_report(d, full)
+
+
+def test_mixed_damage_across_scopes_and_chunks(store: Store, tmp_path: Path) -> None:
+    with store.batch():
+        recs = {
+            scope: [store.add(f"{scope} note number {i}", scope=scope) for i in range(8)]
+            for scope in ("alice", "bob", "carol")
+        }
+        uni = store.add("Ça va — l'ÉCOLE ﬁnit à 5h", scope="alice")
+        src = store.add("imported phone number", scope="bob", source={"type": "import",
+                        "system": "crm", "original_id": "42"})
+    root = store.root
+    a0, b0 = recs["alice"][0], recs["bob"][0]
+    # E201: a forget whose file removal never ran
+    gone = recs["carol"][3]
+    gone_text = store.record_path("carol", gone.id).read_text("utf-8")
+    store.forget([uni.id, src.id, gone.id], reason="test")
+    # E107: the same id in a second scope folder
+    shutil.copy(store.record_path("alice", a0.id), root / "records" / "bob" / f"{a0.id}.md")
+    # E202 (non-ASCII content) and E203 (a forgotten source item) brought back by hand
+    store.record_path("carol", gone.id).write_text(gone_text, "utf-8")
+    back = make_record(scope="alice", kind="note", content="ça va — l'école  FINIT à 5h!")
+    store.record_path("alice", back.id).write_text(dump_record(back), "utf-8")
+    again = make_record(scope="bob", kind="note", content="the phone number, reworded",
+                        source={"type": "import", "system": "crm", "original_id": "42"})
+    store.record_path("bob", again.id).write_text(dump_record(again), "utf-8")
+    # E101, E105, and a hand edit (E108 at --full)
+    store.record_path("carol", recs["carol"][0].id).write_bytes(b"---\nid: \xff\n---\nx\n")
+    store.record_path("carol", recs["carol"][1].id).write_text(
+        dump_record(recs["carol"][2]), "utf-8")
+    p = store.record_path("bob", b0.id)
+    p.write_text(p.read_text("utf-8").replace("note number", "memo number"), "utf-8")
+
+    fast = _same_report(root, False)
+    full = _same_report(root, True)
+    fast_codes = {f["code"] for f in fast["findings"]}  # type: ignore[attr-defined]
+    full_codes = {f["code"] for f in full["findings"]}  # type: ignore[attr-defined]
+    assert {"E101", "E105", "E107", "E201", "E202", "E203", "W301"} <= fast_codes
+    assert "E108" not in fast_codes and "E108" in full_codes
+    assert fast["counts"]["records"] == 8 * 3 + 1 + 1 + 1  # type: ignore[index]
+
+
+def test_auto_choice_uses_the_pool_on_a_large_store(store: Store, monkeypatch) -> None:
+    with store.batch():
+        for i in range(12):
+            store.add(f"note {i}", scope="team")
+    expected = verify_store(store.root, workers=1).to_dict()
+    monkeypatch.setattr(verify, "POOL_MIN_RECORDS", 5)
+    used: list[int] = []
+    real = verify._tasks
+    monkeypatch.setattr(verify, "_tasks", lambda job, chunk: used.append(chunk) or real(job, chunk))
+    assert verify_store(store.root).to_dict() == expected
+    if verify._cpus() > 1:
+        assert used and used[0] < 12  # chunked for the workers, not one in-process run
+
+
+_ascii = st.text(st.characters(max_codepoint=127), max_size=80)
+_mixed = st.text(
+    st.one_of(
+        st.characters(max_codepoint=127),
+        st.sampled_from("\u00a0\u0085\u2028\u3000ﬁǅẞßİÉé\u0301½Ⅻ\ufeff—…_"),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_ascii, _mixed))
+def test_match_digest_fast_path_equals_the_format(content: str) -> None:
+    assert verify._match_digest(content) == match_digest(content)
+
+
+@pytest.mark.parametrize("content", ["", " ", "\x1c\x1f\x0b\x0c", "_a_", "A\tB\r\nC", "...x..."])
+def test_match_digest_edges(content: str) -> None:
+    assert verify._match_digest(content) == match_digest(content)
