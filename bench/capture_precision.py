@@ -121,7 +121,8 @@ SETS: tuple[tuple[str, str, str, str], ...] = (
     ("holdout4", "holdout4_must_not.txt", "holdout4_must_capture.tsv", "held-out set 4 (new voices; measured untuned, then tuned on in round 3)"),
     ("holdout6", "holdout6_must_not.txt", "holdout6_must_capture.tsv", "held-out set 6 (written before round 4, measured untuned, then tuned on in round 4)"),
     ("holdout8", "holdout8_must_not.txt", "holdout8_must_capture.tsv", "held-out set 8 (written before round 5, measured untuned, then tuned on in round 5)"),
-    ("holdout9", "holdout9_must_not.txt", "holdout9_must_capture.tsv", "held-out set 9 (written last, never tuned on)"),
+    ("holdout10", "holdout10_must_not.txt", "holdout10_must_capture.tsv", "held-out set 10 (written before round 6, measured untuned, then tuned on in round 6)"),
+    ("holdout11", "holdout11_must_not.txt", "holdout11_must_capture.tsv", "held-out set 11 (written last, never tuned on)"),
 )
 
 
