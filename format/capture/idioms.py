@@ -511,6 +511,14 @@ be a dab hand
 be in two minds
 be on the fence
 be a glutton for punishment
+herd cats
+juggle chainsaws
+fall between two stools
+sail close to the wind
+ruffle feathers
+ruffle some feathers
+talk nineteen to the dozen
+tread carefully
 """.strip().splitlines()
     if ln.strip()
 )

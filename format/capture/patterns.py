@@ -237,6 +237,8 @@ _SARCASM_ADVERSE = re.compile(
     r"(?i)\b(?:love|loves|adore|adores|enjoy|enjoys|relish)\s+(?:being|getting)\s+(?:stuck|on hold|ignored|kept waiting|"
     r"woken|interrupted|lied to|talked down to|patroni[sz]ed|left on read|shouted at|sick|rained on|overcharged|"
     r"cut off|stood up|ghosted|spammed|tailgated|delayed|cancelled on|put on hold)\b|"
+    r"\b(?:love|loves|adore|adores|enjoy|enjoys|relish|cherish)\s+(?:sitting|standing|waiting|queu(?:e)?ing)\s+(?:in|at)\s+"
+    r"(?:traffic|queues?|a queue|the queue|a jam|jams|roadworks|the post office|the bank)\b|"
     r"\b(?:love|loves|adore|adores|enjoy|enjoys|relish)\s+(?:filling in|filling out|doing|sorting out|chasing)\s+(?:my |the |our )?"
     r"(?:[\w-]+ )?(?:forms|paperwork|taxes|tax returns?|expenses|expense claims|invoices|timesheets|admin)\b"
 )
@@ -365,8 +367,8 @@ def third_singular(verb: str) -> str:
     low = verb.lower()
     if low in _IRREG:
         return _IRREG[low]
-    if low in _MODALS or low in _PAST or low.endswith("ed") or not low.isalpha():
-        return verb
+    if low in _MODALS or low in _PAST or (low.endswith("ed") and (not low.endswith("eed") or low in ("freed", "agreed", "decreed", "refereed", "guaranteed"))) or not low.isalpha():
+        return verb  # "breed", "need", "feed" are present forms
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
     if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
@@ -608,8 +610,8 @@ _DISLIKE_3SG = {
 def _r_like(m: re.Match[str]) -> str | None:
     v = _g(m, "v").lower()
     x = _g(m, "x")
-    if not x or _DISCOURSE.match(x) or _POLITE.match(x):
-        return None
+    if not x or _DISCOURSE.match(x) or _POLITE.match(x) or re.search(r"(?i)\b(?:this|these)\b", x):
+        return None  # round 6: "I love the colour of this logo" is about the thing at hand
     verb = _LIKE_3SG.get(v, "is into")
     return f"User {verb} {_rest_pronouns(x, for_assistant=False)}"
 
@@ -1346,8 +1348,8 @@ def _r_taste2(verb: str) -> Render:
         x = _g(m, "x")
         if not x or _DISCOURSE.match(x) or _POLITE.match(x) or re.match(r"(?i)^(?:to be\b|when|how|what|it|this|that)\b", x):
             return None
-        if re.match(r"(?i)^(?:punishment|pain|trouble|a challenge|attention|drama)\b", x):
-            return None
+        if re.match(r"(?i)^(?:punishment|pain|trouble|a challenge|attention|drama)\b", x) or re.search(r"(?i)\b(?:this|these)\b", x):
+            return None  # round 6: "... the colour of this logo" is about the thing at hand
         return f"User {verb.format(**{k: (v or '').strip().lower() for k, v in m.groupdict().items()})} {_rest_pronouns(x, for_assistant=False)}"
 
     return r
@@ -1380,6 +1382,8 @@ def _r_fav_inverted(m: re.Match[str]) -> str | None:
 
 def _r_rather2(m: re.Match[str]) -> str | None:
     x = _g(m, "x")
+    if _DETERMINER.match(x) and not re.search(r"(?i)\bthan\b", x):
+        return None  # "I'd rather the Thursday delivery slot": a one-off choice of a thing, not a standing preference
     if re.match(r"(?i)(?:not|go with|have the|use the|do that|do this|take the (?:first|second|other|latter|former)|see|keep it|skip it|leave it)\b", x) or not _not_task(x) or re.search(r"(?i)\boption\b", x):
         return None
     return f"User would rather {_rest_pronouns(x, for_assistant=False)}"
@@ -1586,8 +1590,8 @@ _GENERAL: tuple[Pattern, ...] = (
             "I'm a welder."),
     Pattern("fact.verb-job", "fact",
             _rx(r"(?i)I (?:also )?(?P<v>teach|run|own|manage|lead|coach|head|co-own|founded|co-founded|freelance as|volunteer at|volunteer as|volunteer for) (?P<x>(?!it\b|this\b|that\b|late\b|out\b|away\b|around\b|every\b|daily\b|fast\b|slow\b)[^;]{2,80}?)" + _TAIL),
-            lambda m: f"User {' '.join([third_singular(_g(m, 'v').split()[0]), *_g(m, 'v').split()[1:]])} {_rest_pronouns(_g(m, 'x'), for_assistant=False)}",
-            "'I teach piano', 'I run a small bakery', 'I manage a team of 12'", "I teach piano."),
+            lambda m: _r_verb_job(m),
+            "'I teach piano', 'I run a small bakery', 'I manage a team of 12' (evidence needed outside the livelihood verbs)", "I teach piano."),
     Pattern("fact.studies2", "fact",
             _rx(r"(?i)I(?:'m| am)? (?:currently |also )?(?:studying|doing (?:a|an|my) (?:phd|masters?|master's|degree|bachelor'?s?|ba|bsc|msc|ma|mba|doctorate|diploma|apprenticeship)(?: degree)?|(?:a )?(?:phd|masters|master's) (?:student|candidate)) (?:in |of |on )?(?P<x>[^;]{2,80}?)" + _TAIL),
             lambda m: None if re.match(r"(?i)(?:it|this|that|for|hard|the (?:docs|code|text|file))\b", _g(m, "x")) else user_clause(body_of(m.group(0))),
@@ -1818,7 +1822,7 @@ def _r_no_ever(m: re.Match[str]) -> str | None:
     x = _g(m, "x")
     if re.match(r"(?i)^(?:worries|worry|problem|problems|way|idea|thanks|thank you|clue|need|rush|pressure|more|offen[cs]e|"
                 r"stress|hurry|biggie|doubt|wonder|chance|kidding|comment|time|reason|matter|shame|sweat|"
-                r"big deal|harm done|hard feelings|luck|joke|kidding)\b", x) or _DISCOURSE.match(x):
+                r"big deal|harm done|hard feelings|luck|joke|kidding|bother|fuss|probs|drama|biggy)\b", x) or _DISCOURSE.match(x):
         return None
     return f"No {x}"
 
@@ -1955,7 +1959,7 @@ _ROUND3: tuple[Pattern, ...] = (
             lambda m: f"User is in {_rest_pronouns(_g(m, 'x'), for_assistant=False)}", "'I'm in year 11', 'I'm in my final year of uni'",
             "I'm in year 11."),
     Pattern("fact.plays-for", "fact",
-            _rx(r"(?i)I (?P<v>play|sing|drum) (?P<x>[^,;]{2,40}?) (?P<p>for|in|with) (?P<y>(?:my|a|the|our) (?:[\w-]+ ){0,3}(?:team|club|band|orchestra|choir|league|side|squad|group|ensemble|quartet))" + _TAIL),
+            _rx(r"(?i)I (?P<v>play|sing|drum) (?P<x>[^,;]{2,40}?) (?P<p>for|in|with) (?P<y>(?:my|an?|the|our) (?:[\w-]+ ){0,3}(?:team|club|band|orchestra|choir|league|side|squad|group|ensemble|quartet))" + _TAIL),
             lambda m: f"User {third_singular(_g(m, 'v').lower())} {_g(m, 'x')} {_g(m, 'p').lower()} {_rest_pronouns(_g(m, 'y'), for_assistant=False)}",
             "'I play centre back for my school football team'", "I play centre back for my school team."),
     Pattern("fact.verb-job3", "fact",
@@ -2190,6 +2194,51 @@ def _bare_plural(x: str) -> bool:
     return False
 
 
+#: Round 6: the short, explicit list of verbs that name a livelihood or a hobby by themselves ("I knit",
+#: "I farm sheep", "I volunteer with the RNLI"). Any other verb in "I <verb> <object>" needs positive
+#: evidence of a habit or a livelihood (see _strong_evidence): an open-class verb with an object is
+#: as often an idiom, a figure of speech or a one-off ("I ruffle feathers", "I click save").
+_HOBBY_VERBS = frozenset(re.split(r"\s+", """
+farm breed knit crochet sew quilt garden volunteer collect restore foster brew forage busk tattoo specialise
+specialize lecture freelance skipper speedrun translate tutor teach coach sing dance surf climb cycle hike ski
+swim row skate sculpt weld own ride study crew bake groom tune lift
+""".strip()))
+#: Hyperbolic spans that are not evidence of a habit ("I bark orders all day", "I put out fires 24/7").
+_HYPERBOLIC_SPAN = re.compile(r"(?i)\b(?:all day(?: long)?|all the time|24/7|constantly|non-?stop|day and night|round the clock)\b")
+
+
+def _strong_plural(x: str) -> bool:
+    """A bare plural object that reads as a trade or a collection: an adjective or noun before the
+    plural ("old motorbikes", "Welsh Mountain ponies") or coordinated ("patios and ..."), not a lone
+    plural ("I ruffle feathers", "I herd cats")."""
+    if not _bare_plural(x):
+        return False
+    words = re.split(r"\s+", x.strip())
+    first = words[0].lower().strip(",.")
+    if re.fullmatch(r"[a-z-]{3,}(?:s|ies)", first):  # the plural comes first: it must be coordinated
+        return len(words) > 1 and (words[1].lower() in ("and", "or") or words[0].endswith(","))
+    return True
+
+
+def _strong_evidence(x: str, adv: str, rest: str = "") -> bool:
+    """Round 6: positive evidence for a verb outside _HOBBY_VERBS: a habit adverb, a (non-hyperbolic)
+    frequency, a span, a livelihood frame, a business object, "my own ...", or a strong plural."""
+    if adv and adv.lower() not in ("now", "still", "also", "both", "all"):
+        return True
+    rest = rest or x
+    plain = _HYPERBOLIC_SPAN.sub("", rest)
+    return bool(
+        _strong_plural(x)
+        or (bool(x) and _bare_plural(x) and bool(re.match(r"(?i)\s*" + re.escape(x) + r"\s*(?:,|and\b|or\b)", rest)))
+        or re.search(rf"(?i)\b(?:{_FREQ}|{_HABIT_ADV}|sometimes|occasionally|regularly|all year round|year-round)\b", plain)
+        or _SPAN.search(rest)
+        or _LIVELIHOOD.search(rest)
+        or _BUSINESS.match(x)
+        or re.search(r"(?i)\b(?:my|our) own \w", x)
+        or re.match(r"(?i)(?:ultra-?)?marathons|(?:half[- ])?marathons|triathlons|races|5ks|10ks|fell races|errands", x)
+    )
+
+
 def _habit_evidence(x: str, adv: str, rest: str = "") -> bool:
     """Does the clause carry evidence of a habit or a livelihood (not an idiom, not a one-off)?
     ``x`` is the object, ``rest`` everything after the verb (a tail after a comma included)."""
@@ -2207,6 +2256,8 @@ def _habit_evidence(x: str, adv: str, rest: str = "") -> bool:
 
 def _r_habitual(m: re.Match[str]) -> str | None:
     v, x = _g(m, "v"), _g(m, "x")
+    if _adverb_not_verb(v):  # "I simply adore ...": the adverb is not the verb
+        return None
     if not _present_verb(v) and not (v.isupper() and 2 <= len(v) <= 3):  # "I DJ at a club"
         return None
     if x and ((_HAB_OBJ_BLOCK.match(x) and not re.match(r"(?i)out of (?-i:[A-Z])", x)) or _MOMENT.search(x) or _LOCAL3.search(x) or _IDIOM_POSS.match(x)):
@@ -2242,9 +2293,34 @@ def _r_habitual(m: re.Match[str]) -> str | None:
         return None  # "I make a mean lasagne", "I keep a straight face": no livelihood frame
     if v.lower() in _AMBIGUOUS_HAB and not _habit_evidence(x, adv, rest):
         return None  # "I follow suit", "I save face", "I play hardball with suppliers"
+    if not v.isupper() and v.lower() not in _HOBBY_VERBS and not _strong_evidence(x, adv, rest):
+        return None  # round 6: "I ruffle feathers", "I click save", "I bark orders all day"
     s = "we" if _g(m, "s").lower() == "we" else "I"
     clause = f"{s} {adv + ' ' if adv else ''}{v if v.isupper() else v.lower()}{(' ' + x) if x else ''}"
     return user_clause(clause)
+
+
+def _adverb_not_verb(v: str) -> bool:
+    """Is ``v`` an adverb in the verb slot ("I simply adore", "I truly cherish")?"""
+    low = v.lower()
+    return low in _ADVERBS or (
+        low.endswith("ly") and len(low) > 4 and low not in ("reply", "apply", "rely", "supply", "bully", "rally", "tally", "multiply", "comply", "imply")
+    )
+
+
+def _r_verb_job(m: re.Match[str]) -> str | None:
+    """Round 6: the job-verb family needs the same evidence as the habitual one, except for the
+    livelihood verbs of _HOBBY_VERBS with a noun object ("I teach piano", "I own two alpacas")."""
+    v, x = _g(m, "v"), _g(m, "x")
+    head = v.split()[0].lower()
+    if re.match(r"(?i)(?:by|with|into|over|through|for it|on empty|to|the show|the risk|a mile|a tight|rings|circles|riot|amok|wild|dry|low|high|short|deep)\b", x):
+        return None  # "I lead by example", "I run with it", "I run rings round them"
+    if x and (_IDIOM_POSS.match(x) or _MOMENT.search(x) or _LOCAL3.search(x)):
+        return None
+    rest = m.group(0)[m.end("v"):]
+    if not (head in _HOBBY_VERBS or " " in v or head in ("founded", "co-founded", "co-own")) and not _strong_evidence(x, "", rest):
+        return None
+    return f"User {' '.join([third_singular(head), *v.split()[1:]])} {_rest_pronouns(x, for_assistant=False)}"
 
 
 _PAST_BIO_VERB = re.compile(

@@ -106,14 +106,15 @@ def test_secret_in_a_casual_turn_is_still_refused() -> None:
 def test_held_out_sets_are_present_large_enough_and_disjoint_from_the_pinned_set() -> None:
     bench = _bench()
     sets = {name: (n, m) for name, _, n, m in bench.corpus_sets()}
-    assert {"pinned", "holdout2", "holdout4", "holdout6", "holdout8"} <= set(sets)
-    assert not {"holdout3", "holdout5", "holdout7"} & set(sets)  # merged into the pinned corpora
+    assert {"pinned", "holdout2", "holdout4", "holdout6", "holdout8", "holdout10"} <= set(sets)
+    assert not {"holdout3", "holdout5", "holdout7", "holdout9"} & set(sets)  # merged into the pinned corpora
     assert len(sets["holdout2"][0]) >= 250 and len(sets["holdout2"][1]) >= 200
     assert len(sets["holdout4"][0]) >= 150 and len(sets["holdout4"][1]) >= 150
     assert len(sets["holdout6"][0]) >= 150 and len(sets["holdout6"][1]) >= 150
     assert len(sets["holdout8"][0]) >= 200 and len(sets["holdout8"][1]) >= 120
-    if "holdout9" in sets:
-        assert len(sets["holdout9"][0]) >= 100 and len(sets["holdout9"][1]) >= 120
+    assert len(sets["holdout10"][0]) >= 120 and len(sets["holdout10"][1]) >= 100
+    if "holdout11" in sets:
+        assert len(sets["holdout11"][0]) >= 100 and len(sets["holdout11"][1]) >= 100
     lines = {name: set(n) | {t for _, t in m} for name, (n, m) in sets.items()}
     names = sorted(lines)
     for i, a in enumerate(names):
@@ -279,4 +280,34 @@ def test_every_listed_idiom_is_refused() -> None:
     ],
 )
 def test_round5_safe_open_families(text: str, expected: list[tuple[str, str]]) -> None:
+    assert _found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an open-class verb outside the livelihood/hobby list needs positive evidence
+        ("I polish silverware", []),
+        ("I polish silverware for a living", [("fact", "User polishes silverware for a living")]),
+        ("I mend antique clocks", [("fact", "User mends antique clocks")]),
+        ("I mend nets and paint boats", [("fact", "User mends nets")]),
+        ("I chase deadlines all day", []),
+        ("I press buttons", []),
+        ("I knit", [("fact", "User knits")]),
+        ("I breed alpacas", [("fact", "User breeds alpacas")]),
+        # the job-verb family: the same rule
+        ("I lead by example", []),
+        ("I run with it", []),
+        ("I run a pottery studio in Rye", [("fact", "User runs a pottery studio in Rye")]),
+        ("I manage expectations", []),
+        ("I teach cello", [("fact", "User teaches cello")]),
+        # an adverb is not the verb; one-off choices; things at hand
+        ("Oh I simply adore mandatory fun days", []),
+        ("I'd rather the blue folder", []),
+        ("I'd rather cycle than take the bus", [("preference", "User would rather cycle than take the bus")]),
+        ("I love the font on this poster", []),
+        ("no bother", []),
+    ],
+)
+def test_round6_evidence_for_open_class_verbs(text: str, expected: list[tuple[str, str]]) -> None:
     assert _found(text) == expected
