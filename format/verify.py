@@ -29,7 +29,7 @@ import multiprocessing
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -352,9 +352,9 @@ class _Verifier:
         self.check_config()
         tombs = self.check_tombstones()
         job = self.list_records(tombs)
-        with _read_records(job, self.workers) as results:
-            last = self.read_log()  # while worker processes (if any) read the records
+        with _run_checks(job, self.root, self.full, self.workers) as (log, results):
             files = self.check_records(tombs, job, results)
+            last = self.apply_log(log())
         self.check_links(files, tombs)
         self.check_log(files, tombs, last)
         if self.indexes:
@@ -633,34 +633,11 @@ class _Verifier:
 
     # -- audit log --------------------------------------------------------------------------
 
-    def read_log(self) -> dict[str, tuple[str, str | None]]:
-        """Check every audit chain and replay the events by time: record id -> (last op, the
-        digest it left; None after a forget)."""
-        ldir = self.root / "log"
-        chains: list[Path] = []
-        for entry in _scan(ldir):
-            if _skip_name(entry.name):
-                continue
-            p = ldir / entry.name
-            if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-                chains.append(p)
-            else:
-                self.add("W502", p, "not an audit log file (log/<clone-id>.jsonl)")
-        events: list[tuple[str, str, int, dict[str, Any]]] = []
-        for p in sorted(chains):
-            events.extend(self._check_chain(p))
-        self.report.events = len(events)
-        events.sort(key=lambda e: (e[0], e[1], e[2]))
-        last: dict[str, tuple[str, str | None]] = {}
-        for _, _, _, ev in events:
-            rid, op = ev.get("id"), ev.get("op")
-            if not isinstance(rid, str) or op in ("lift-tombstone", "init"):
-                continue
-            after = ev.get("after")
-            if op == "forget":
-                last[rid] = ("forget", None)
-            elif isinstance(after, str):
-                last[rid] = (str(op), after)
+    def apply_log(self, result: _LogResult) -> dict[str, tuple[str, str | None]]:
+        """Report what :func:`_check_log_files` found; return the replayed state of the records."""
+        found, self.report.events, last = result
+        for code, path, message in found:
+            self.add(code, path, message)
         return last
 
     def check_log(
@@ -696,34 +673,6 @@ class _Verifier:
             )
 
     # -- derived indexes ----------------------------------------------------------------------
-
-    def _check_chain(self, path: Path) -> list[tuple[str, str, int, dict[str, Any]]]:
-        """Verify one hash chain (as :func:`mem.format.audit.verify_chain`) in the same pass that
-        collects its events for the replay: (ts, chain, seq, event)."""
-        lines, tail = read_jsonl(path)
-        out: list[tuple[str, str, int, dict[str, Any]]] = []
-        prev: str | None = None
-        expect = 1
-        for ln in lines:
-            ev = ln.value
-            if ev is None:
-                self.add("E301", path, f"line {ln.lineno} is {ln.error}")
-                prev = None
-                continue
-            h = ev.get("hash")
-            if self.full and h != event_hash(ev):
-                self.add("E302", path, f"line {ln.lineno}: event hash does not match its content")
-            seq = ev.get("seq")
-            if ev.get("prev") != prev:
-                self.add("E303", path, f"line {ln.lineno}: event does not link to the previous event's hash")
-            if seq != expect:
-                self.add("E303", path, f"line {ln.lineno}: sequence number {seq!r}, expected {expect}")
-            prev = h if isinstance(h, str) else None
-            expect = (seq if isinstance(seq, int) else expect) + 1
-            out.append((str(ev.get("ts", "")), path.stem, seq if isinstance(seq, int) else 0, ev))
-        if tail is not None:
-            self.add("E304", path, f"last line is incomplete ({len(tail)} bytes after the last newline)")
-        return out
 
     def check_indexes(self, files: _Files) -> None:
         """Derived indexes, through the index API (spec/index.md). No index: nothing to check."""
@@ -818,8 +767,7 @@ class _Files:
     unusable: bool = False  # records/ could not be read: no "removed outside mem" findings
 
 
-@dataclass(frozen=True, slots=True)
-class _Lite:
+class _Lite(NamedTuple):
     """The keys of a record that the fast level checks (the others are checked by --full)."""
 
     id: str
@@ -832,7 +780,32 @@ class _Lite:
     content: str
 
 
-_REQUIRED = ("id", "scope", "kind", "status", "recorded_at", "digest")
+#: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order):
+#: one match splits it into its lines, which the line-by-line scan would read the same way.
+_CANONICAL_FM = re.compile(
+    r"---\n"
+    r"id: (?P<id>[^\n]*)\n"
+    r"scope: (?P<scope>[^\n]*)\n"
+    r"kind: (?P<kind>[^\n]*)\n"
+    r"status: (?P<status>[^\n]*)\n"
+    r"confidence: [^\n]*\n"
+    r"(?:tags: [^\n]*\n)?"
+    r"(?:valid_from: [^\n]*\n)?"
+    r"(?:valid_to: [^\n]*\n)?"
+    r"recorded_at: (?P<recorded_at>[^\n]*)\n"
+    r"(?:updated_at: [^\n]*\n)?"
+    r"(?:superseded_at: [^\n]*\n)?"
+    r"(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
+    r"(?:superseded_by: (?P<superseded_by>[^\n]*)\n)?"
+    r"(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
+    r"(?:source:\n(?P<source>(?: [^\n]*\n)+))?"
+    r"digest: (?P<digest>[^\n]*)\n"
+    r"---\n"
+)
+_STATUSES = frozenset(STATUSES)
+_SCOPE_MATCH = ids.SCOPE_RE.match
+_KIND_MATCH = ids.KIND_RE.match
+_TIME_MATCH = _TIME_RE.match
 
 
 def _lite_value(raw: str) -> Any:
@@ -847,9 +820,43 @@ def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
     v = _lite_value(raw)
     if isinstance(v, str):
         v = [v]
-    if not isinstance(v, list) or not all(isinstance(x, str) and ids.ID_RE.match(x) for x in v):
+    if not isinstance(v, list) or not all(isinstance(x, str) and _ID_MATCH(x) for x in v):
         return None
     return tuple(v)
+
+
+def _source_line(line: str, source: dict[str, Any]) -> bool:
+    """One line of a ``source:`` block (``  key: value``) into ``source``; False: not one."""
+    if not line.startswith("  "):
+        return False
+    k, sep, v = line[2:].partition(": ")
+    if not sep:
+        return False
+    source[k] = _lite_value(v)
+    return True
+
+
+def _lite_lines(fm: str, source: dict[str, Any]) -> dict[str, str | None] | None:
+    """The frontmatter's ``key: value`` lines (and its ``source:`` block, into ``source``), in
+    any order; None when a line is anything else or a key repeats."""
+    data: dict[str, str | None] = {}
+    block = False
+    for line in fm.split("\n"):
+        if not line:
+            continue
+        if line[0] == " ":
+            if not block or not _source_line(line, source):
+                return None
+            continue
+        if line == "source:":
+            block = True
+            continue
+        block = False
+        k, sep, v = line.partition(": ")
+        if not sep or k in data:
+            return None
+        data[k] = v
+    return data
 
 
 def _lite_record(text: str) -> _Lite | None:
@@ -858,59 +865,146 @@ def _lite_record(text: str) -> _Lite | None:
     Checks that the required keys are present and that id, scope, kind, status, recorded_at,
     digest and the links are well formed, and that the body is not empty. Any line that is not
     a plain ``key: value`` (or a ``source:`` block) makes it give up, and the caller parses the
-    file fully (which accepts hand-written YAML or names the problem).
+    file fully (which accepts hand-written YAML or names the problem). The canonical layout is
+    split by one regular expression; any other order of keys line by line.
     """
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end == -1:
-        return None
-    data: dict[str, str] = {}
     source: dict[str, Any] = {}
-    block = False
     try:
-        for line in text[4 : end + 1].split("\n"):
-            if not line:
-                continue
-            if line[0] == " ":
-                if not block or not line.startswith("  "):
-                    return None
-                k, sep, v = line[2:].partition(": ")
-                if not sep:
-                    return None
-                source[k] = _lite_value(v)
-                continue
-            if line == "source:":
-                block = True
-                continue
-            block = False
-            k, sep, v = line.partition(": ")
-            if not sep or k in data:
+        m = _CANONICAL_FM.match(text)
+        if m is not None:
+            data: dict[str, str | None] | None = m.groupdict()
+            block = m["source"]
+            if block is not None:
+                for line in block[:-1].split("\n"):
+                    if not _source_line(line, source):
+                        return None
+            body_at = m.end()
+        else:
+            if not text.startswith("---\n"):
                 return None
-            data[k] = v
-        for k in _REQUIRED:
-            if not data.get(k):
+            end = text.find("\n---\n", 3)
+            if end == -1:
                 return None
-        status, rid, scope = data["status"], data["id"], data["scope"]
+            data = _lite_lines(text[4 : end + 1], source)
+            body_at = end + 5
+        if data is None:
+            return None
+        rid, scope, kind, status = data.get("id"), data.get("scope"), data.get("kind"), data.get("status")
+        recorded, digest = data.get("recorded_at"), data.get("digest")
+        if not (rid and scope and kind and status and recorded and digest):
+            return None
         if (
-            status not in STATUSES
-            or not ids.ID_RE.match(rid)
-            or not ids.SCOPE_RE.match(scope)
-            or not ids.KIND_RE.match(data["kind"])
-            or not _TIME_RE.match(data["recorded_at"])
-            or not data["digest"].startswith("sha256:")
+            status not in _STATUSES
+            or not _ID_MATCH(rid)
+            or not _SCOPE_MATCH(scope)
+            or not _KIND_MATCH(kind)
+            or not _TIME_MATCH(recorded)
+            or not digest.startswith("sha256:")
         ):
             return None
         sup, der = _lite_ids(data.get("supersedes")), _lite_ids(data.get("derived_from"))
         sb = data.get("superseded_by")
-        if sup is None or der is None or (sb is not None and not ids.ID_RE.match(sb)):
+        if sup is None or der is None or (sb is not None and not _ID_MATCH(sb)):
             return None
     except ValueError:  # a JSON value that does not parse
         return None
-    body = canonical_body(text[end + 5 :])
+    body = canonical_body(text[body_at:])
     if not body:
         return None
     return _Lite(rid, scope, status, sup, sb, der, source, body)
+
+
+# -- the audit log (in a worker process on a large store) ------------------------------------
+
+#: What the audit log check found: findings (code, path, message), the number of events, and
+#: the replayed state of every record: id -> (last op, the digest it left; None after a forget).
+_LogResult = tuple[list[tuple[str, str, str]], int, dict[str, tuple[str, str | None]]]
+_Event = tuple[str, str, int, dict[str, Any]]  # (ts, chain, seq, event)
+_Line = tuple[int, dict[str, Any] | None, str | None]  # (line number, object, error)
+#: What json.loads runs on a line, without its wrappers: (object, end index).
+_SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _read_lines(path: Path) -> tuple[list[_Line], bytes | None]:
+    """:func:`mem.format.jsonl.read_jsonl`, faster when every line is exactly one JSON object
+    (the usual case); any other line makes it defer to ``read_jsonl`` for the whole file, so
+    the lines and messages are the same."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], None
+    cut = data.rfind(b"\n")
+    try:
+        lines = data[: cut + 1].decode("utf-8").split("\n")
+        lines.pop()
+        out: list[_Line] = []
+        for i, line in enumerate(lines, start=1):
+            obj, end = _SCAN_JSON(line, 0)
+            if end != len(line) or type(obj) is not dict:
+                raise ValueError(line)
+            out.append((i, obj, None))
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        jl, tail = read_jsonl(path)
+        return [(ln.lineno, ln.value, ln.error) for ln in jl], tail
+    return out, (data[cut + 1 :] if cut != len(data) - 1 else None)
+
+
+def _check_chain(path: Path, rel: str, full: bool, found: list[tuple[str, str, str]]) -> list[_Event]:
+    """Verify one hash chain (as :func:`mem.format.audit.verify_chain`) in the same pass that
+    collects its events for the replay."""
+    lines, tail = _read_lines(path)
+    out: list[_Event] = []
+    chain = path.stem
+    prev: str | None = None
+    expect = 1
+    for lineno, ev, error in lines:
+        if ev is None:
+            found.append(("E301", rel, f"line {lineno} is {error}"))
+            prev = None
+            continue
+        h = ev.get("hash")
+        if full and h != event_hash(ev):
+            found.append(("E302", rel, f"line {lineno}: event hash does not match its content"))
+        seq = ev.get("seq")
+        if ev.get("prev") != prev:
+            found.append(("E303", rel, f"line {lineno}: event does not link to the previous event's hash"))
+        if seq != expect:
+            found.append(("E303", rel, f"line {lineno}: sequence number {seq!r}, expected {expect}"))
+        prev = h if isinstance(h, str) else None
+        expect = (seq if isinstance(seq, int) else expect) + 1
+        out.append((str(ev.get("ts", "")), chain, seq if isinstance(seq, int) else 0, ev))
+    if tail is not None:
+        found.append(("E304", rel, f"last line is incomplete ({len(tail)} bytes after the last newline)"))
+    return out
+
+
+def _check_log_files(root: str, full: bool) -> _LogResult:
+    """Check every audit chain (E301-E304; W502 in log/) and replay the events by time."""
+    ldir = Path(root) / "log"
+    found: list[tuple[str, str, str]] = []
+    chains: list[str] = []
+    for entry in _scan(ldir):
+        if _skip_name(entry.name):
+            continue
+        if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+            chains.append(entry.name)
+        else:
+            found.append(("W502", f"log/{entry.name}", "not an audit log file (log/<clone-id>.jsonl)"))
+    events: list[_Event] = []
+    for name in sorted(chains):
+        events.extend(_check_chain(ldir / name, f"log/{name}", full, found))
+    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    last: dict[str, tuple[str, str | None]] = {}
+    for _, _, _, ev in events:
+        rid, op = ev.get("id"), ev.get("op")
+        if not isinstance(rid, str) or op in ("lift-tombstone", "init"):
+            continue
+        after = ev.get("after")
+        if op == "forget":
+            last[rid] = ("forget", None)
+        elif isinstance(after, str):
+            last[rid] = (str(op), after)
+    return found, len(events), last
 
 
 # -- reading the record files (in worker processes on a large store) -------------------------
@@ -1093,29 +1187,30 @@ def _cpus() -> int:
 
 
 @contextlib.contextmanager
-def _read_records(job: _Job | None, workers: int | None) -> Iterator[Iterator[_TaskResult]]:
-    """The per-file results of ``job``, task by task in file order.
+def _run_checks(
+    job: _Job | None, root: Path, full: bool, workers: int | None
+) -> Iterator[tuple[Callable[[], _LogResult], Iterator[_TaskResult]]]:
+    """The audit log check (a call that returns its result) and the per-file results of
+    ``job``, task by task in file order.
 
-    On a large store (or when ``workers`` asks for it) the files are read by a pool of forked
-    worker processes, which start at once: the caller can check the audit log meanwhile.
-    Otherwise they are read lazily in this process.
+    On a large store (or when ``workers`` asks for it) a pool of forked worker processes starts
+    at once: one checks the audit log while the others read record files, then it reads record
+    files too; this process only merges. Otherwise everything runs lazily in this process.
     """
-    if job is None:
-        yield iter(())
-        return
-    total = job.total
+    total = job.total if job is not None else 0
     if workers is None:
         workers = _cpus() if total >= POOL_MIN_RECORDS else 1
-    if workers < 2 or total == 0 or "fork" not in multiprocessing.get_all_start_methods():
-        yield (_run_task(job, t) for t in _tasks(job, _CHUNK_MAX))
+    log_args = (str(root), full)
+    if job is None or workers < 2 or total == 0 or "fork" not in multiprocessing.get_all_start_methods():
+        tasks = _tasks(job, _CHUNK_MAX) if job is not None else []
+        yield (lambda: _check_log_files(*log_args)), (_run_task(job, t) for t in tasks if job)
         return
     chunk = min(_CHUNK_MAX, max(1, -(-total // (workers * 8))))
-    pool = multiprocessing.get_context("fork").Pool(
-        workers, initializer=_init_worker, initargs=(job,)
-    )
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(job,))
     done = False
     try:
-        yield pool.imap(_pool_task, _tasks(job, chunk))
+        log = pool.apply_async(_check_log_files, log_args)  # queued first: a worker starts on it
+        yield log.get, pool.imap(_pool_task, _tasks(job, chunk))
         done = True
     finally:
         if done:
@@ -1123,7 +1218,6 @@ def _read_records(job: _Job | None, workers: int | None) -> Iterator[Iterator[_T
         else:
             pool.terminate()
         pool.join()
-
 
 def _scan(d: Path) -> list[os.DirEntry[str]]:
     try:

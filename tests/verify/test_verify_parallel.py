@@ -4,6 +4,7 @@ format's."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from mem.format.store import Store
 from mem.format.verify import verify_store
 
 FIXTURES = Path(__file__).resolve().parents[2] / "spec" / "fixtures"
+IDS = ["01JGZ00000000000000000000" + c for c in "ABCDEFGH"]
 
 
 def _same_report(root: Path, full: bool) -> dict[str, object]:
@@ -107,3 +109,60 @@ def test_match_digest_fast_path_equals_the_format(content: str) -> None:
 @pytest.mark.parametrize("content", ["", " ", "\x1c\x1f\x0b\x0c", "_a_", "A\tB\r\nC", "...x..."])
 def test_match_digest_edges(content: str) -> None:
     assert verify._match_digest(content) == match_digest(content)
+
+
+_NEVER = re.compile(r"(?!)")
+_ts = st.sampled_from([None, "2024-02-03T04:05:06.007Z", "2025-12-31T23:59:59.999Z"])
+
+
+@st.composite
+def _record_texts(draw: st.DrawFn) -> str:
+    status = draw(st.sampled_from(["active", "candidate", "rejected", "superseded"]))
+    rec = make_record(
+        id=IDS[0], scope=draw(st.sampled_from(["a", "alice", "x.y", "team_1"])),
+        kind=draw(st.sampled_from(["fact", "note", "preference", "x_1"])),
+        content=draw(st.text(min_size=1, max_size=60).filter(str.strip)),
+        status=status, confidence=draw(st.sampled_from([1.0, 0.5, 0.25])),
+        tags=draw(st.lists(st.sampled_from(["a", "b:c", "d-e"]), max_size=2, unique=True)),
+        valid_from=draw(st.sampled_from([None, "2024-02-03T04:05:06.007Z"])),
+        valid_to=draw(st.sampled_from([None, "2025-12-31T23:59:59.999Z"])), updated_at=draw(_ts),
+        superseded_at=draw(_ts),
+        supersedes=draw(st.lists(st.sampled_from(IDS[1:4]), max_size=2, unique=True)),
+        superseded_by=IDS[5] if status == "superseded" else draw(st.sampled_from([None, IDS[6]])),
+        derived_from=draw(st.lists(st.sampled_from(IDS[4:8]), max_size=2, unique=True)),
+        source=draw(st.one_of(st.none(), st.dictionaries(
+            st.sampled_from(["system", "original_id", "turn", "pattern"]),
+            st.one_of(st.text(max_size=12), st.integers()), max_size=3))),
+        extra=draw(st.one_of(st.none(), st.just({"x_ext": "v"}))),
+    )
+    return dump_record(rec)
+
+
+_edits = st.lists(
+    st.tuples(st.integers(0, 10_000), st.sampled_from(["", "\n", " ", "  ", ": ", "---\n", "x", '"'])),
+    max_size=3,
+)
+
+
+def _scan_by_lines(text: str) -> object:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(verify, "_CANONICAL_FM", _NEVER)
+        return verify._lite_record(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_record_texts(), _edits, st.integers(0, 3))
+def test_canonical_layout_scan_equals_the_line_scan(text: str, edits, drop: int) -> None:
+    """The one-regex split of the canonical layout reads every text exactly as the line-by-line
+    scan does, including damaged ones (edited bytes, a dropped line)."""
+    assert verify._lite_record(text) == _scan_by_lines(text) != None  # noqa: E711
+    if "x_ext" not in text:  # no extension key: the canonical layout's one match reads it
+        assert verify._CANONICAL_FM.match(text)
+    for at, ins in edits:
+        at %= len(text) + 1
+        text = text[:at] + ins + text[at + 1 :]
+    lines = text.split("\n")
+    if drop and len(lines) > drop:
+        del lines[drop]
+    text = "\n".join(lines)
+    assert verify._lite_record(text) == _scan_by_lines(text)
