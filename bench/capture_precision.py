@@ -20,8 +20,11 @@ Corpora (tests/capture/data), each reported separately:
 - holdout8_*: written before the fifth round of pattern work (new voices, and a block of at least
   100 hard negatives: idioms and fixed expressions shaped like "I + verb"); measured untuned, then
   used for tuning in round 5.
-- holdout9_*: written last, never used to tune anything: the out-of-sample estimate.
-(Held-out sets 1, 3, 5 and 7 were merged into the pinned corpora once used.)
+- holdout10_*: written before the sixth round of pattern work (new voices; at least half of its
+  must-not lines are hard negatives shaped "I + verb + object"); measured untuned, then used for
+  tuning in round 6.
+- holdout11_*: written last, never used to tune anything: the out-of-sample estimate.
+(Held-out sets 1, 3, 5, 7 and 9 were merged into the pinned corpora once used.)
 
 Definitions. A must-capture line is recalled when some capture of it has the expected kind. A
 capture is correct when it comes from a must-capture line and has that line's kind; captures
