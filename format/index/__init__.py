@@ -886,9 +886,11 @@ def create_empty_vectors(store: Store, embedder: Embedder) -> None:
 class IndexStats:
     lexical: dict[str, Any]
     vectors: dict[str, Any]
+    #: build folders and generations no pointer names (left by an interrupted rebuild/compact)
+    garbage: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lexical": self.lexical, "vectors": self.vectors}
+        return {"lexical": self.lexical, "vectors": self.vectors, "garbage": self.garbage}
 
 
 def index_stats(store: Store) -> IndexStats:
@@ -934,7 +936,12 @@ def index_stats(store: Store) -> IndexStats:
         vecd["corrupt"] = str(exc)
     if lex is not None:
         lex.close()
-    return IndexStats(lexd, vecd)
+    live = {str(g) for g in (lexd["generation"], vecd["generation"]) if g}
+    if lexd["corrupt"] or vecd["corrupt"]:
+        garb: list[str] = []  # which generation a damaged pointer meant is unknown: name none
+    else:
+        garb = sorted(p.name for p in garbage(store.index_dir, live))
+    return IndexStats(lexd, vecd, garb)
 
 
 def _deleted_docs(lex: LexicalIndex) -> int:

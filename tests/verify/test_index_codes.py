@@ -83,3 +83,16 @@ def test_w403_counts_disagree(copy: Path) -> None:
     assert codes(copy) == {"W403"}
     # --full stats every file and sees the removal (the vector count still disagrees too)
     assert codes(copy, full=True) == {"W401", "W403"}
+
+
+@pytest.mark.parametrize("leftover", ["build-0123456789", "lexical-0123456789", "vectors-0123456789"])
+def test_w404_leftover_of_an_interrupted_rebuild_or_compact(copy: Path, leftover: str) -> None:
+    d = copy / ".mem" / "index" / leftover
+    d.mkdir()
+    (d / "meta.json").write_text("{}", "utf-8")
+    r = run_mem("verify", str(copy), "--json", env={"MEM_EMBEDDER": "hashing"})
+    (f,) = r.json()["findings"]
+    assert f["code"] == "W404" and f["path"].endswith(leftover) and "mem compact" in f["fix"]
+    assert r.returncode == 0  # a warning: the live indexes are whole
+    assert run_mem("--store", str(copy), "compact", env={"MEM_EMBEDDER": "hashing"}).returncode == 0
+    assert not d.exists() and codes(copy) == set()
