@@ -13,12 +13,16 @@ child processes, which is less sensitive to other load on a shared machine):
 * ``mem verify --json STORE``       (fast level)
 * ``mem verify --full --json STORE`` (recomputes every digest, checks canonical form)
 
+The package is byte-compiled first (as ``make pytest`` does): with PYTHONDONTWRITEBYTECODE set,
+every ``mem`` process would otherwise compile the modules it imports from source again.
+
 Prints one JSON line per size and writes bench/out/verify.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -34,6 +38,7 @@ sys.path.insert(0, str(HERE))
 
 from corpus import generate  # noqa: E402
 
+import mem  # noqa: E402
 from mem.format.audit import event_hash  # noqa: E402
 from mem.format.jsonl import canonical_json  # noqa: E402
 from mem.format.record import parse_record  # noqa: E402
@@ -118,6 +123,9 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/mem-verify-bench"))
     ap.add_argument("--keep", action="store_true", help="keep the stores for a re-run")
     a = ap.parse_args()
+    pkg = Path(mem.__file__).parent
+    for d in (pkg, *(p.resolve() for p in pkg.iterdir() if p.is_symlink())):  # format/, cli/
+        compileall.compile_dir(d, quiet=1)
     results = []
     for n in a.sizes:
         root = a.work / f"store-{n}"

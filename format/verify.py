@@ -240,11 +240,6 @@ _RULES: tuple[Rule, ...] = (
          "The number of documents in the lexical index, or of valid vectors, differs from the "
          "number of live records.",
          "run `mem rebuild` (or `mem compact` to drop dead vectors)"),
-    Rule("W404", "warning", "index leftovers",
-         "A folder in .mem/index/ that no index pointer names: a build folder or an old or "
-         "half-swapped generation left by an interrupted `mem rebuild` or `mem compact` (or one "
-         "running right now). The live indexes do not use it; it only takes space.",
-         "run `mem compact` (or `mem rebuild`), which deletes it"),
     # -- files -------------------------------------------------------------------------------
     Rule("W501", "warning", "leftover temporary file",
          "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "
@@ -563,18 +558,19 @@ class _Verifier:
             st = tombs.load(scope)
             for name, r in zip(sf.names[start : start + len(res)], res, strict=True):
                 rid = name[:-3]
-                path = f"records/{scope}/{name}"
-                files.count += 1
-                prior = where.get(rid)
-                if prior is not None:
-                    add("E107", path, f"id {rid} also has a file in scope {prior!r} (records/{prior}/{name})")
+                prior = where.setdefault(rid, scope)
+                if prior != scope:
+                    add(
+                        "E107",
+                        f"records/{scope}/{name}",
+                        f"id {rid} also has a file in scope {prior!r} (records/{prior}/{name})",
+                    )
                     continue
-                where[rid] = scope
                 t = st.ids.get(rid)
                 if t is not None:
                     add(
                         "E201",
-                        path,
+                        f"records/{scope}/{name}",
                         f"record {rid} was forgotten on {t.forgotten_at or '?'} (tombstone in "
                         f"tombstones/{scope}.jsonl) but its file is still here",
                     )
@@ -583,22 +579,27 @@ class _Verifier:
                 assert r is not None  # only forgotten files are not read
                 found, links, stored, md, skey = r
                 for code, message in found:
-                    add(code, path, message)
+                    add(code, f"records/{scope}/{name}", message)
                 if links is None:
                     continue
-                live[rid] = links
+                live[rid] = _Links(scope, *links)
                 digests[rid] = stored
                 if md is not None:
                     hit = st.digests.get(md)
                     if hit is not None:
-                        add("E202", path, f"its content was forgotten in scope {scope!r} (tombstone of {hit})")
+                        add(
+                            "E202",
+                            f"records/{scope}/{name}",
+                            f"its content was forgotten in scope {scope!r} (tombstone of {hit})",
+                        )
                     elif skey is not None and skey in st.digests:
                         add(
                             "E203",
-                            path,
+                            f"records/{scope}/{name}",
                             f"its source item was forgotten in scope {scope!r} "
                             f"(tombstone of {st.digests[skey]})",
                         )
+        files.count = job.total  # every file is counted once, whatever was found in it
         self.report.records = files.count
         return files
 
@@ -702,9 +703,6 @@ class _Verifier:
             self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
             return
         lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
-        for name in stats.get("garbage") or []:
-            self.add("W404", idx_dir / name, "index folder that no pointer names (left by an "
-                     "interrupted rebuild or compact, or one in progress)")
         corrupt = False
         for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
             if part.get("corrupt"):
@@ -788,27 +786,35 @@ class _Lite(NamedTuple):
     content: str
 
 
-#: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order):
-#: one match splits it into its lines, which the line-by-line scan would read the same way.
+def _bare(pattern: str) -> str:
+    """An ``ids`` grammar (``^...$``) for use inside a larger pattern, up to a newline."""
+    assert pattern.startswith("^") and pattern.endswith("$")
+    return "(?:" + pattern[1:-1] + ")"
+
+
+#: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order),
+#: with the grammars the line scan checks (id, scope, kind, status, recorded_at, digest,
+#: superseded_by) built in: a text it matches is one the line scan reads the same way and
+#: accepts those values of; any other text goes through the line scan.
 _CANONICAL_FM = re.compile(
-    r"---\n"
-    r"id: (?P<id>[^\n]*)\n"
-    r"scope: (?P<scope>[^\n]*)\n"
-    r"kind: (?P<kind>[^\n]*)\n"
-    r"status: (?P<status>[^\n]*)\n"
-    r"confidence: [^\n]*\n"
-    r"(?:tags: [^\n]*\n)?"
-    r"(?:valid_from: [^\n]*\n)?"
-    r"(?:valid_to: [^\n]*\n)?"
-    r"recorded_at: (?P<recorded_at>[^\n]*)\n"
-    r"(?:updated_at: [^\n]*\n)?"
-    r"(?:superseded_at: [^\n]*\n)?"
-    r"(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
-    r"(?:superseded_by: (?P<superseded_by>[^\n]*)\n)?"
-    r"(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
-    r"(?:source:\n(?P<source>(?: [^\n]*\n)+))?"
-    r"digest: (?P<digest>[^\n]*)\n"
-    r"---\n"
+    "---\n"
+    f"id: (?P<id>{_bare(ids.ID_PATTERN)})\n"
+    f"scope: (?P<scope>{_bare(ids.SCOPE_PATTERN)})\n"
+    f"kind: {_bare(ids.KIND_PATTERN)}\n"
+    f"status: (?P<status>{'|'.join(map(re.escape, STATUSES))})\n"
+    "confidence: [^\n]*\n"
+    "(?:tags: [^\n]*\n)?"
+    "(?:valid_from: [^\n]*\n)?"
+    "(?:valid_to: [^\n]*\n)?"
+    f"recorded_at: {_bare(_TIME_RE.pattern)}\n"
+    "(?:updated_at: [^\n]*\n)?"
+    "(?:superseded_at: [^\n]*\n)?"
+    "(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
+    f"(?:superseded_by: (?P<superseded_by>{_bare(ids.ID_PATTERN)})\n)?"
+    "(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
+    "(?:source:\n(?P<source>(?: [^\n]*\n)+))?"
+    "digest: sha256:[^\n]*\n"
+    "---\n"
 )
 _STATUSES = frozenset(STATUSES)
 _SCOPE_MATCH = ids.SCOPE_RE.match
@@ -844,12 +850,17 @@ def _source_line(line: str, source: dict[str, Any]) -> bool:
     return True
 
 
-def _lite_lines(fm: str, source: dict[str, Any]) -> dict[str, str | None] | None:
+def _lite_lines(text: str, source: dict[str, Any]) -> tuple[dict[str, str], int] | None:
     """The frontmatter's ``key: value`` lines (and its ``source:`` block, into ``source``), in
-    any order; None when a line is anything else or a key repeats."""
-    data: dict[str, str | None] = {}
+    any order, and where the body starts; None when a line is anything else or a key repeats."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end == -1:
+        return None
+    data: dict[str, str] = {}
     block = False
-    for line in fm.split("\n"):
+    for line in text[4 : end + 1].split("\n"):
         if not line:
             continue
         if line[0] == " ":
@@ -864,7 +875,7 @@ def _lite_lines(fm: str, source: dict[str, Any]) -> dict[str, str | None] | None
         if not sep or k in data:
             return None
         data[k] = v
-    return data
+    return data, end + 5
 
 
 def _lite_record(text: str) -> _Lite | None:
@@ -874,45 +885,43 @@ def _lite_record(text: str) -> _Lite | None:
     digest and the links are well formed, and that the body is not empty. Any line that is not
     a plain ``key: value`` (or a ``source:`` block) makes it give up, and the caller parses the
     file fully (which accepts hand-written YAML or names the problem). The canonical layout is
-    split by one regular expression; any other order of keys line by line.
+    matched by one regular expression; any other order of keys is read line by line.
     """
     source: dict[str, Any] = {}
     try:
         m = _CANONICAL_FM.match(text)
         if m is not None:
-            data: dict[str, str | None] | None = m.groupdict()
-            block = m["source"]
+            rid, scope, status, sb, sup_raw, der_raw, block = m.group(
+                "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source"
+            )
             if block is not None:
                 for line in block[:-1].split("\n"):
                     if not _source_line(line, source):
                         return None
             body_at = m.end()
         else:
-            if not text.startswith("---\n"):
+            lines = _lite_lines(text, source)
+            if lines is None:
                 return None
-            end = text.find("\n---\n", 3)
-            if end == -1:
+            data, body_at = lines
+            rid, scope, kind, status = data.get("id"), data.get("scope"), data.get("kind"), data.get("status")
+            recorded, digest = data.get("recorded_at"), data.get("digest")
+            if not (rid and scope and kind and status and recorded and digest):
                 return None
-            data = _lite_lines(text[4 : end + 1], source)
-            body_at = end + 5
-        if data is None:
-            return None
-        rid, scope, kind, status = data.get("id"), data.get("scope"), data.get("kind"), data.get("status")
-        recorded, digest = data.get("recorded_at"), data.get("digest")
-        if not (rid and scope and kind and status and recorded and digest):
-            return None
-        if (
-            status not in _STATUSES
-            or not _ID_MATCH(rid)
-            or not _SCOPE_MATCH(scope)
-            or not _KIND_MATCH(kind)
-            or not _TIME_MATCH(recorded)
-            or not digest.startswith("sha256:")
-        ):
-            return None
-        sup, der = _lite_ids(data.get("supersedes")), _lite_ids(data.get("derived_from"))
-        sb = data.get("superseded_by")
-        if sup is None or der is None or (sb is not None and not _ID_MATCH(sb)):
+            if (
+                status not in _STATUSES
+                or not _ID_MATCH(rid)
+                or not _SCOPE_MATCH(scope)
+                or not _KIND_MATCH(kind)
+                or not _TIME_MATCH(recorded)
+                or not digest.startswith("sha256:")
+            ):
+                return None
+            sb, sup_raw, der_raw = data.get("superseded_by"), data.get("supersedes"), data.get("derived_from")
+            if sb is not None and not _ID_MATCH(sb):
+                return None
+        sup, der = _lite_ids(sup_raw), _lite_ids(der_raw)
+        if sup is None or der is None:
             return None
     except ValueError:  # a JSON value that does not parse
         return None
@@ -1022,6 +1031,7 @@ def _check_log_files(root: str, full: bool) -> _LogResult:
 POOL_MIN_RECORDS = 2000
 _CHUNK_MAX = 4000  # record files per task of a worker
 _READ_LIMIT = MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES
+_FIRST_READ = 1 << 16
 _O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 _ID_MATCH = ids.ID_RE.match
 #: ASCII characters that are not letters or digits: the edge characters ``normalize_for_match``
@@ -1058,11 +1068,12 @@ class _Job:
         return sum(len(s.names) for s in self.scopes)
 
 
-#: One record file, checked on its own: findings (code, message), its links when it is usable
-#: (None: it is not), its stored digest and, in a scope with tombstones, its match digest and
+#: One record file, checked on its own: findings (code, message), its status and links when it
+#: is usable (None: it is not), its stored digest and, in a scope with tombstones, its match digest and
 #: source key. Compact on purpose: this is what a worker sends back, never the file's text.
+_LinkFields = tuple[str, tuple[str, ...], str | None, tuple[str, ...]]  # _Links without scope
 _FileResult = tuple[
-    tuple[tuple[str, str], ...], _Links | None, str | None, str | None, str | None
+    tuple[tuple[str, str], ...], _LinkFields | None, str | None, str | None, str | None
 ]
 #: One task: (scope index, index of its first file, one result per file; None: forgotten, unread).
 _TaskResult = tuple[int, int, list[_FileResult | None]]
@@ -1082,16 +1093,17 @@ def _match_digest(content: str) -> str:
 
 
 def _read_fd(fd: int) -> bytes | None:
-    """The whole file; None when it is larger than a record may be."""
-    size = os.fstat(fd).st_size
-    if size > _READ_LIMIT:
-        return None
-    data = os.read(fd, size + 1)
-    if len(data) == size:  # all of it (a regular file reads short only at its end)
+    """The whole file; None when it is larger than a record may be.
+
+    One read holds every ordinary record (a regular file reads short only at its end); a
+    larger file is read on to its end, or to the size limit.
+    """
+    data = os.read(fd, _FIRST_READ)
+    if len(data) < _FIRST_READ:
         return data
-    parts, n = [data], len(data)  # the file changed size while being read: read to its end
+    parts, n = [data], len(data)
     while n <= _READ_LIMIT:
-        b = os.read(fd, 1 << 16)
+        b = os.read(fd, 1 << 20)
         if not b:
             break
         parts.append(b)
@@ -1150,8 +1162,7 @@ def _check_file(path: str, rid: str, scope: str, full: bool, match: bool) -> _Fi
             canon = dump_record(rec)
             if canon != text:
                 found.append(("W101", "not in canonical form; " + _first_difference(canon, text)))
-    links = _Links(rec.scope, rec.status, rec.supersedes, rec.superseded_by, rec.derived_from)
-    return tuple(found), links, stored, md, skey
+    return tuple(found), (rec.status, rec.supersedes, rec.superseded_by, rec.derived_from), stored, md, skey
 
 
 def _tasks(job: _Job, chunk: int) -> list[tuple[int, int, int]]:

@@ -139,7 +139,7 @@ def _record_texts(draw: st.DrawFn) -> str:
 
 
 _edits = st.lists(
-    st.tuples(st.integers(0, 10_000), st.sampled_from(["", "\n", " ", "  ", ": ", "---\n", "x", '"'])),
+    st.tuples(st.integers(0, 10_000), st.sampled_from(["", "\n", " ", "  ", ": ", "---\n", "x", '"', ".", "..", "Z", "U", "0", "\u0661"])),
     max_size=3,
 )
 
@@ -150,7 +150,7 @@ def _scan_by_lines(text: str) -> object:
         return verify._lite_record(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(_record_texts(), _edits, st.integers(0, 3))
 def test_canonical_layout_scan_equals_the_line_scan(text: str, edits, drop: int) -> None:
     """The one-regex split of the canonical layout reads every text exactly as the line-by-line
