@@ -28,6 +28,7 @@ import json
 import multiprocessing
 import os
 import re
+import threading
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -1205,6 +1206,22 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _pool_size(total: int, workers: int | None) -> int:
+    """How many processes read ``total`` record files; 1: this one, no pool.
+
+    ``workers`` None chooses: one per CPU from :data:`POOL_MIN_RECORDS` files on, and only in a
+    process with a single thread (forking a process whose other threads may hold locks is not
+    safe). A pool needs a platform that forks.
+    """
+    if total == 0 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if workers is None:
+        if total < POOL_MIN_RECORDS or threading.active_count() > 1:
+            return 1
+        return _cpus()
+    return max(1, workers)
+
+
 @contextlib.contextmanager
 def _run_checks(
     job: _Job | None, root: Path, full: bool, workers: int | None
@@ -1214,29 +1231,32 @@ def _run_checks(
 
     On a large store (or when ``workers`` asks for it) a pool of forked worker processes starts
     at once: one checks the audit log while the others read record files, then it reads record
-    files too; this process only merges. Otherwise everything runs lazily in this process.
+    files too; this process only merges. Otherwise everything runs lazily in this process. A
+    worker that dies makes the check fail (BrokenProcessPool), never hang.
     """
     total = job.total if job is not None else 0
-    if workers is None:
-        workers = _cpus() if total >= POOL_MIN_RECORDS else 1
+    workers = _pool_size(total, workers)
     log_args = (str(root), full)
-    if job is None or workers < 2 or total == 0 or "fork" not in multiprocessing.get_all_start_methods():
+    if job is None or workers < 2:
         tasks = _tasks(job, _CHUNK_MAX) if job is not None else []
         yield (lambda: _check_log_files(*log_args)), (_run_task(job, t) for t in tasks if job)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     chunk = min(_CHUNK_MAX, max(1, -(-total // (workers * 8))))
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(job,))
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_init_worker,
+        initargs=(job,),
+    )
     done = False
     try:
-        log = pool.apply_async(_check_log_files, log_args)  # queued first: a worker starts on it
-        yield log.get, pool.imap(_pool_task, _tasks(job, chunk))
+        log = pool.submit(_check_log_files, *log_args)  # queued first: a worker starts on it
+        yield log.result, pool.map(_pool_task, _tasks(job, chunk))
         done = True
     finally:
-        if done:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=not done)
 
 def _scan(d: Path) -> list[os.DirEntry[str]]:
     try:

@@ -4,6 +4,7 @@ format's."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -85,8 +86,21 @@ def test_auto_choice_uses_the_pool_on_a_large_store(store: Store, monkeypatch) -
     real = verify._tasks
     monkeypatch.setattr(verify, "_tasks", lambda job, chunk: used.append(chunk) or real(job, chunk))
     assert verify_store(store.root).to_dict() == expected
-    if verify._cpus() > 1:
+    if verify._pool_size(12, None) > 1:  # several CPUs, and pytest runs with one thread
         assert used and used[0] < 12  # chunked for the workers, not one in-process run
+    monkeypatch.setattr(verify, "POOL_MIN_RECORDS", 13)
+    assert verify._pool_size(12, None) == 1 and verify._pool_size(12, 2) == 2
+
+
+def test_a_worker_that_dies_fails_the_check_instead_of_hanging(store: Store, monkeypatch) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    with store.batch():
+        for i in range(6):
+            store.add(f"note {i}", scope="team")
+    monkeypatch.setattr(verify, "_check_file", lambda *a: os._exit(3))
+    with pytest.raises(BrokenProcessPool):
+        verify_store(store.root, workers=2)
 
 
 _ascii = st.text(st.characters(max_codepoint=127), max_size=80)
