@@ -10,7 +10,10 @@ Every line it prints on stdout is a promise the parent holds the store to:
 Content is a pure function of (tag, i) so the parent can check every reported record is intact.
 Modes: ``add`` (API adds), ``cli-add`` (a loop of ``mem add`` processes), ``batch`` (adds in
 ``store.batch()`` groups), ``forget`` (API forgets of the ids given on stdin), ``cli-forget``,
-``search`` (a loop of ``mem search``/``mem list`` reads that must all succeed).
+``search`` (a loop of ``mem search``/``mem list`` reads that must all succeed), ``compact``
+(``compact_store`` as `mem compact` runs it; ``--kill-at NAME:N`` SIGKILLs the process just
+before the N-th call of the index step NAME: ``build_vectors``, ``write_pointer`` or
+``remove_tree``, so a crash lands exactly between two steps of the build and swap).
 """
 
 from __future__ import annotations
@@ -43,7 +46,11 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--mem", default="mem")
     ap.add_argument("--batch-size", type=int, default=5)
+    ap.add_argument("--kill-at", default="")
     args = ap.parse_args()
+
+    if args.mode == "compact":
+        return compact(args.store, args.kill_at)
 
     if args.mode == "cli-add":
         say("READY")
@@ -122,6 +129,36 @@ def main() -> int:
             say("FORGOT " + ",".join(r.id for r in plan.records))
         return 0
     raise SystemExit(f"unknown mode {args.mode}")
+
+
+def compact(store_path: str, kill_at: str) -> int:
+    """Compact the store's indexes; with ``kill_at`` die by SIGKILL at that exact step."""
+    import signal
+
+    import mem.format.index as index_mod
+    from mem.format.compact import compact_store
+    from mem.format.index import vectors as vectors_mod
+    from mem.format.store import Store
+
+    if kill_at:
+        name, _, nth = kill_at.partition(":")
+        owner = vectors_mod if name == "build_vectors" else index_mod
+        real = getattr(owner, name)
+        calls = {"n": 0}
+
+        def dying(*a: object, **kw: object) -> object:
+            calls["n"] += 1
+            if calls["n"] == int(nth or 1):
+                say(f"KILLED {kill_at}")
+                os.kill(os.getpid(), signal.SIGKILL)
+            return real(*a, **kw)
+
+        setattr(owner, name, dying)
+    store = Store.open(store_path)
+    say("READY")
+    compact_store(store)
+    say("COMPACTED")
+    return 0
 
 
 if __name__ == "__main__":
