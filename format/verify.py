@@ -32,6 +32,7 @@ import threading
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -53,6 +54,7 @@ from .record import (
     parse_record,
     split_record_text,
 )
+from .store import source_key
 from .tombstones import TombstoneSet
 
 SEVERITIES = ("error", "warning")
@@ -241,11 +243,6 @@ _RULES: tuple[Rule, ...] = (
          "The number of documents in the lexical index, or of valid vectors, differs from the "
          "number of live records.",
          "run `mem rebuild` (or `mem compact` to drop dead vectors)"),
-    Rule("W404", "warning", "index leftovers",
-         "A folder in .mem/index/ that no index pointer names: a build folder or an old or "
-         "half-swapped generation left by an interrupted `mem rebuild` or `mem compact` (or one "
-         "running right now). The live indexes do not use it; it only takes space.",
-         "run `mem compact` (or `mem rebuild`), which deletes it"),
     # -- files -------------------------------------------------------------------------------
     Rule("W501", "warning", "leftover temporary file",
          "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "
@@ -616,6 +613,8 @@ class _Verifier:
             return i in files.where or tombs.find_id(i) is not None
 
         for rid, rec in files.live.items():
+            if not (rec.derived_from or rec.supersedes or rec.superseded_by) and rec.status != "superseded":
+                continue  # no link, not superseded: nothing below can be found
             path = f"records/{rec.scope}/{rid}.md"
             for d in rec.derived_from:
                 if not known(d):
@@ -656,32 +655,36 @@ class _Verifier:
         self, files: _Files, tombs: TombstoneSet, last: dict[str, tuple[str, str | None]]
     ) -> None:
         """The audit log agrees with the records (W301, W302, W303)."""
+        digests = files.digests
         for rid, rec in files.live.items():
-            path = f"records/{rec.scope}/{rid}.md"
             state = last.get(rid)
+            if state is not None and state[1] == digests.get(rid) and state[0] != "forget":
+                continue  # the usual case: the last logged digest is the file's
+            path = f"records/{rec.scope}/{rid}.md"
             if state is None:
                 self.add("W301", path, f"record {rid} has no event in the audit log")
             elif state[0] == "forget":
                 self.add(
                     "W302", path, f"the audit log says {rid} was forgotten, but the file is here"
                 )
-            elif state[1] != files.digests.get(rid):
+            else:
                 self.add(
                     "W302",
                     path,
-                    f"digest {files.digests.get(rid)} differs from the last logged digest "
+                    f"digest {digests.get(rid)} differs from the last logged digest "
                     f"{state[1]} ({state[0]})",
                 )
-        for rid, (op, _) in sorted(last.items()):
-            if files.unusable:
-                break
-            if op == "forget" or rid in files.where or tombs.find_id(rid) is not None:
+        if files.unusable:
+            return
+        where = files.where
+        for rid in sorted(r for r, (op, _) in last.items() if op != "forget" and r not in where):
+            if tombs.find_id(rid) is not None:
                 continue
             self.add(
                 "W303",
                 "records",
-                f"record {rid} is live in the audit log (last event: {op}) but has no file and "
-                "no tombstone",
+                f"record {rid} is live in the audit log (last event: {last[rid][0]}) but has no "
+                "file and no tombstone",
             )
 
     # -- derived indexes ----------------------------------------------------------------------
@@ -709,9 +712,6 @@ class _Verifier:
             self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
             return
         lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
-        for name in stats.get("garbage") or []:
-            self.add("W404", idx_dir / name, "index folder that no pointer names (left by an "
-                     "interrupted rebuild or compact, or one in progress)")
         corrupt = False
         for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
             if part.get("corrupt"):
@@ -825,6 +825,10 @@ _CANONICAL_FM = re.compile(
     "digest: sha256:[^\n]*\n"
     "---\n"
 )
+#: A ``source:`` block whose every line the line scan reads as ``  key: value`` (the key ends
+#: at the first ": ", as str.partition finds it), and one such line.
+_SOURCE_BLOCK = re.compile(r"(?:  [^\n]*?: [^\n]*\n)+")
+_SOURCE_LINE = re.compile(r"  ([^\n]*?): ([^\n]*)\n")
 _STATUSES = frozenset(STATUSES)
 _SCOPE_MATCH = ids.SCOPE_RE.match
 _KIND_MATCH = ids.KIND_RE.match
@@ -904,9 +908,10 @@ def _lite_record(text: str) -> _Lite | None:
                 "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source"
             )
             if block is not None:
-                for line in block[:-1].split("\n"):
-                    if not _source_line(line, source):
-                        return None
+                if not _SOURCE_BLOCK.fullmatch(block):
+                    return None
+                for k, v in _SOURCE_LINE.findall(block):
+                    source[k] = _lite_value(v)
             body_at = m.end()
         else:
             lines = _lite_lines(text, source)
@@ -1019,7 +1024,7 @@ def _check_log_files(root: str, full: bool) -> _LogResult:
     events: list[_Event] = []
     for name in sorted(chains):
         events.extend(_check_chain(ldir / name, f"log/{name}", full, found))
-    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    events.sort(key=itemgetter(0, 1, 2))  # by time, then chain and sequence number
     last: dict[str, tuple[str, str | None]] = {}
     for _, _, _, ev in events:
         rid, op = ev.get("id"), ev.get("op")
@@ -1158,8 +1163,6 @@ def _check_file(path: str, rid: str, scope: str, full: bool, match: bool) -> _Fi
     stored = _stored_digest(text)
     md = skey = None
     if match:
-        from .store import source_key
-
         md = _match_digest(rec.content)
         skey = source_key(rec.source)
     if full:
