@@ -243,6 +243,11 @@ _RULES: tuple[Rule, ...] = (
          "The number of documents in the lexical index, or of valid vectors, differs from the "
          "number of live records.",
          "run `mem rebuild` (or `mem compact` to drop dead vectors)"),
+    Rule("W404", "warning", "index leftovers",
+         "A folder in .mem/index/ that no index pointer names: a build folder or an old or "
+         "half-swapped generation left by an interrupted `mem rebuild` or `mem compact` (or one "
+         "running right now). The live indexes do not use it; it only takes space.",
+         "run `mem compact` (or `mem rebuild`), which deletes it"),
     # -- files -------------------------------------------------------------------------------
     Rule("W501", "warning", "leftover temporary file",
          "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "
@@ -712,6 +717,9 @@ class _Verifier:
             self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
             return
         lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
+        for name in stats.get("garbage") or []:
+            self.add("W404", idx_dir / name, "index folder that no pointer names (left by an "
+                     "interrupted rebuild or compact, or one in progress)")
         corrupt = False
         for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
             if part.get("corrupt"):
