@@ -15,6 +15,10 @@ Two levels, as BagIt's *complete*/*valid* and restic's ``check``/``--read-data``
 * **full**: everything above, and every record's content digest is recomputed and compared with
   its stored ``digest:`` line, and every record is checked for canonical form.
 
+On a store of at least :data:`POOL_MIN_RECORDS` records the record files and the audit log are
+checked in forked worker processes (one per CPU) that send back compact per-file results; the
+report is the same as with one process.
+
 Verification never writes anything: no lock, no clone id, no index refresh. Per-code severity
 can be changed in ``config.toml`` (``[verify] severity = { W101 = "ignore" }``), as
 ``git fsck`` allows with ``fsck.<msg-id>``; every such choice is reported.
