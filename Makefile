@@ -17,7 +17,7 @@ dev: $(STAMP)
 
 ## demo: build a memory from examples/store and search it
 demo: $(STAMP)
-	$(BIN)/python -m compileall -q -j 0 src/mem > /dev/null
+	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
 	rm -rf $(DEMO)
 	$(BIN)/python examples/make_demo_store.py $(DEMO)
 	$(BIN)/mem --store $(DEMO) rebuild
@@ -35,7 +35,7 @@ lint: $(STAMP)
 # Byte-compile first: with PYTHONDONTWRITEBYTECODE set, every `mem` subprocess would compile
 # the package from source again (tens of ms per call, hundreds of calls).
 pytest: $(STAMP)
-	$(BIN)/python -m compileall -q -j 0 src/mem > /dev/null
+	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)

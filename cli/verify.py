@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--full", help="Also recompute every content digest and check canonical form.")
         ] = False,
         no_index: Annotated[
-            bool, typer.Option("--no-index", help="Skip the derived-index checks (E401, W401-W403).")
+            bool, typer.Option("--no-index", help="Skip the derived-index checks (E401, W401-W404).")
         ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:

@@ -193,7 +193,7 @@ complete -c mem -n '__fish_seen_subcommand_from consolidate' -l preview -d 'Run 
 complete -c mem -n '__fish_seen_subcommand_from consolidate' -l json -d 'Print the run report as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from consolidate' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l full -d 'Also recompute every content digest and check canonical form.'
-complete -c mem -n '__fish_seen_subcommand_from verify' -l no-index -d 'Skip the derived-index checks (E401, W401-W403).'
+complete -c mem -n '__fish_seen_subcommand_from verify' -l no-index -d 'Skip the derived-index checks (E401, W401-W404).'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l json -d 'Print the report as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -F
