@@ -760,7 +760,7 @@ def compact(store: Store, *, progress: Progress | None = None) -> dict[str, Any]
         if before["vectors"]["missing"]:
             emb = load_embedder(choose(store.config).provider, threads=choose(store.config).threads)
         else:
-            emb = _SpaceOnly(_open_space(store))
+            emb = _SpaceOnly(_open_space(store), store)
     built = None
     with store.lock:
         dest = new_build_dir(store.index_dir)
@@ -796,13 +796,28 @@ def _open_space(store: Store) -> Any:
 
 
 class _SpaceOnly:
-    """An embedder stand-in for compact when every vector is reused: it must never embed."""
+    """The embedder for a compact that expects to reuse every vector: it loads the real model
+    only if a record turns out to need one after all (e.g. a change applied from the write
+    journal during the compaction), and only when the model is of the index's space."""
 
-    def __init__(self, space: Any) -> None:
+    def __init__(self, space: Any, store: Store) -> None:
         self.space = space
+        self._store = store
+        self._real: Any = None
 
     def embed(self, texts: Any) -> Any:
-        raise MemError("internal: compact tried to embed although every vector was reusable")
+        if self._real is None:
+            from ..embed import choose, load_embedder
+
+            cfg = choose(self._store.config)
+            real = load_embedder(cfg.provider, threads=cfg.threads)
+            if real.space != self.space:
+                raise MemError(
+                    "compact needs to embed a record, but the configured embedder's space differs "
+                    "from the index's; run `mem rebuild --vectors`"
+                )
+            self._real = real
+        return self._real.embed(texts)
 
 
 # -- vectors backfill -----------------------------------------------------------------------
