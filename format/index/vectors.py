@@ -12,6 +12,7 @@ Importing this module does not import numpy or usearch; their use is inside func
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -49,6 +50,22 @@ if TYPE_CHECKING:
 #: recalled only 0.72 (ef 160) to 0.96 (ef 4096, 15 ms) of the exact top 10 for queries whose
 #: answers are outliers, while exact search over 60k rows took 8.7 ms. The vector arm must
 #: return >= 0.98 of the exact top 10, so exact search is used up to this size.
+
+def usearch_index_class() -> Any:
+    """``usearch.index.Index``, imported after onnxruntime.
+
+    With usearch 2.26 and onnxruntime 1.32 installed side by side, importing usearch's
+    extension first makes a later ``import onnxruntime`` crash the process (SIGSEGV); the other
+    order is fine. A long-lived process (the MCP server, a batch search) may need both, so
+    onnxruntime, when installed, is always loaded first.
+    """
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    from usearch.index import Index
+
+    return Index
+
+
 HNSW_MIN_ROWS = 200_000
 HNSW_PARAMS: dict[str, int] = {"connectivity": 16, "expansion_add": 128, "expansion_search": 160}
 
@@ -149,8 +166,7 @@ class _ScopeMain:
             self._graph_checked = True
             p = self.base / f"{self.scope}.usearch"
             if p.is_file():
-                from usearch.index import Index
-
+                Index = usearch_index_class()
                 try:
                     g = Index.restore(str(p), view=True)
                 except Exception as exc:
@@ -386,8 +402,7 @@ def build_vectors(
         (dest / f"{scope}.rows").write_text(json.dumps([[i, d] for i, d, _v in items]), "utf-8")
         hnsw = len(items) >= hnsw_min_rows
         if hnsw:
-            from usearch.index import Index
-
+            Index = usearch_index_class()
             g = Index(ndim=space.dim, metric="cos", dtype="f32",
                       connectivity=HNSW_PARAMS["connectivity"], expansion_add=HNSW_PARAMS["expansion_add"])
             g.add(np.arange(len(items), dtype=np.uint64), mat, threads=1)

@@ -96,3 +96,19 @@ def test_fast_fields_agree_with_full_parser(content: str, tags: list[str], scope
     assert got is None or got == DocFields.from_record(rec)
     if "\r" not in content and not content.startswith("\ufeff"):
         assert got == DocFields.from_record(rec)
+
+
+def test_usearch_then_the_model_does_not_crash() -> None:
+    """usearch's extension loaded before onnxruntime's crashes the interpreter; mem's loader
+    orders them (a long-lived process can need both: HNSW search, then the model)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from mem.format.index.vectors import usearch_index_class\n"
+        "usearch_index_class()\n"
+        "import onnxruntime\n"
+        "print('alive')\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "alive", (p.returncode, p.stderr[-500:])
