@@ -131,7 +131,8 @@ def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> Repai
                             scope=old.scope,
                             before=old.digest,
                             after=new_old.digest,
-                            detail={"action": "completed supersession", "superseded_by": r.id},
+                            detail={"action": "completed supersession", "superseded_by": r.id,
+                                    "previous_status": old.status},
                         )
                         store._notify([Change("put", old.id, old.scope, new_old)])
         # 3b. a superseded record whose successor was forgotten by an interrupted forget

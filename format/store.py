@@ -927,7 +927,7 @@ class Store:
                     prior = {
                         str(e["id"]): str((e.get("detail") or {}).get("previous_status", "active"))
                         for e in self.log.iter_events()
-                        if e.get("op") == "update" and (e.get("detail") or {}).get("superseded_by")
+                        if e.get("op") in ("update", "repair") and (e.get("detail") or {}).get("superseded_by")
                     }
                 status = prior.get(old.id, "active")
                 ended_by_it = old.valid_to is not None and old.valid_to in (r.valid_from, r.recorded_at)
