@@ -218,3 +218,12 @@ def test_repair_adopts_an_outside_edit(sdir: Path) -> None:
     after = mem(sdir, "verify", "--full", "--json").json()
     assert after["findings"] == [] and after["valid"] is True
     assert mem(sdir, "log", "--op", "adopt", "--json").json()[0]["id"] == rid
+
+
+def test_verify_is_quiet_about_journaled_writes(sdir: Path) -> None:
+    env = {"MEM_EMBEDDER": "hashing"}
+    mem(sdir, "add", "first", "--scope", "a", env=env)
+    assert mem(sdir, "search", "first", "--mode", "lexical", env=env).returncode == 0  # builds the index
+    mem(sdir, "add", "second, journaled for the next search", "--scope", "a", env=env)
+    r = mem(sdir, "verify", "--json", env=env)
+    assert r.returncode == 0 and r.json()["findings"] == [], r.stdout
