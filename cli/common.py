@@ -10,9 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
-
-from mem.format.errors import ExitCode, MemError
+from mem.format.errors import MemError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -99,12 +97,6 @@ def report_error(exc: MemError) -> None:
         err_console().print(f"[red]error:[/red] {escape(str(exc))}")
     else:
         sys.stderr.write(f"error: {exc}\n")
-
-
-def fail(message: str, code: ExitCode = ExitCode.INVALID_INPUT) -> typer.Exit:
-    """Print an error and return the Exit to raise: ``raise fail("...")``."""
-    sys.stderr.write(f"error: {message}\n")
-    return typer.Exit(int(code))
 
 
 def want_progress() -> bool:

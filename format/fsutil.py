@@ -131,15 +131,6 @@ def remove_file(path: Path, *, sync: bool = True) -> bool:
     return True
 
 
-def is_inside(path: Path, root: Path) -> bool:
-    """True when ``path`` (resolved, symlinks followed) lies inside ``root``."""
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
-
-
 def iter_tmp_files(root: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in (".git",)]

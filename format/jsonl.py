@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,13 +64,6 @@ def read_jsonl(path: Path) -> tuple[list[JsonlLine], bytes | None]:
             continue
         out.append(JsonlLine(i, raw, val, None))
     return out, tail
-
-
-def iter_objects(path: Path) -> Iterator[dict[str, Any]]:
-    lines, _ = read_jsonl(path)
-    for ln in lines:
-        if ln.value is not None:
-            yield ln.value
 
 
 def has_torn_tail(path: Path) -> bool:

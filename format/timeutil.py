@@ -68,9 +68,3 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
         t = t.replace(tzinfo=UTC)
     t = t.astimezone(UTC)
     return t.replace(microsecond=(t.microsecond // 1000) * 1000)
-
-
-def parse_opt_time(value: object, what: str = "time") -> _dt.datetime | None:
-    if value is None or value == "":
-        return None
-    return parse_time(value, what)
