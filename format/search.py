@@ -16,9 +16,12 @@ numpy, usearch or the embedding model. Filter semantics are those of
 :class:`mem.format.store.RecordFilter` (statuses default to active + candidate).
 
 Scores: ``score = base * prior``. ``base`` is, for hybrid, a convex combination
-``w * cosine + (1 - w) * BM25 / max BM25`` (``w`` = ``[search] vector_weight``, default 0.8;
-a lexical-only hit gets its real cosine) or, with ``[search] fusion = "rrf"``, reciprocal-rank
-fusion (sum over arms of 1/(60 + rank)); BM25 for lexical; cosine similarity for vector. ``prior`` multiplies status
+``w * cosine + (1 - w) * coverage ** 2`` (``w`` = ``[search] vector_weight``, default 0.6;
+``coverage`` = the idf-weighted fraction of the query's terms the record contains, see
+:mod:`mem.format.index.terms`; a candidate found by one arm gets its real value for the other)
+or, with ``[search] fusion = "rrf"``, reciprocal-rank fusion (sum over arms of 1/(60 + rank));
+BM25 for lexical; cosine similarity for vector. Both arms contribute ``max(4k, 40)`` candidates
+to hybrid and vector searches (``max(2k, 20)`` for lexical). ``prior`` multiplies status
 (active 1.0, candidate 0.85, superseded 0.7, rejected 0.5), confidence (0.75 + 0.25 * c) and
 recency (1 + 0.1 * 0.5 ** (age_days / 180)).
 """
@@ -45,13 +48,15 @@ from .record import Record
 from .store import RecordFilter, Store
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from .embed import Embedder
     from .index.lexical import LexicalIndex
     from .index.vectors import VectorIndex
 
 MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
 RRF_K = 60
-VECTOR_WEIGHT = 0.8
+VECTOR_WEIGHT = 0.6
 MAX_K = 1000
 STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected": 0.5}
 BACKFILL_LIMIT = 256
@@ -126,8 +131,11 @@ class Searcher:
         self._embedder_error: EmbedderUnavailableError | None = None
         self._lex: LexicalIndex | None = None
         self._vec: VectorIndex | None = None
-        self._cache: dict[tuple[str, str], tuple[int, int, Record]] = {}
+        self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
+        self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
+        self._pool: ThreadPoolExecutor | None = None
+        self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
 
     # -- resources ---------------------------------------------------------------------------
 
@@ -138,6 +146,21 @@ class Searcher:
         if self._vec is not None:
             self._vec.close()
             self._vec = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def _executor(self) -> ThreadPoolExecutor | None:
+        """Two worker threads for the vector and hybrid arms (None on a one-core machine).
+
+        The query is embedded while tantivy searches, and a big scope's matrix product is split
+        in two halves: onnxruntime and BLAS release the GIL, so the arms overlap on two cores.
+        """
+        if self._pool is None and (os.cpu_count() or 1) >= 2:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mem-search")
+        return self._pool
 
     def __enter__(self) -> Searcher:
         return self
@@ -232,6 +255,12 @@ class Searcher:
 
     def _record(self, scope: str, rid: str, tomb: dict[str, Any] | None = None) -> Record | None:
         """The live record (scope, id) from its file, or None (gone, forgotten, unreadable)."""
+        got = self._record_digest(scope, rid, tomb)
+        return None if got is None else got[0]
+
+    def _record_digest(self, scope: str, rid: str,
+                       tomb: dict[str, Any] | None = None) -> tuple[Record, str] | None:
+        """``_record`` with the record's content digest (cached with it)."""
         if tomb is not None:
             ids_ = tomb.get(scope)
             if ids_ is None:
@@ -248,7 +277,7 @@ class Searcher:
         key = (scope, rid)
         hit = self._cache.get(key)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
-            return hit[2]
+            return hit[2], hit[3]
         from .record import read_record_file
 
         try:
@@ -259,8 +288,9 @@ class Searcher:
             return None
         if len(self._cache) > 50_000:
             self._cache.clear()
-        self._cache[key] = (st.st_mtime_ns, st.st_size, rec)
-        return rec
+        dg = rec.digest
+        self._cache[key] = (st.st_mtime_ns, st.st_size, rec, dg)
+        return rec, dg
 
     # -- search -----------------------------------------------------------------------------
 
@@ -369,19 +399,41 @@ class Searcher:
                 vec = None
         used = mode if (vec is not None or mode == "lexical") else "lexical"
         qvec = None
+        qjob: Future[Any] | None = None
+        pool = None
         if vec is not None:
-            qvec = self.embedder().embed([query])[0]
+            emb = self.embedder()  # loaded here, so a missing model fails as before
+            pool = self._executor()
+            if pool is None:
+                qvec = emb.embed([query])[0]
+            else:  # embedded while the lexical arm searches
+                qjob = pool.submit(emb.embed, [query])
 
-        fetch = max(2 * k, 20)
+        fetch = max(2 * k, 20) if used == "lexical" else max(4 * k, 40)
+        weights: dict[str, float] | None = None
+        if used == "hybrid" and self._fusion()[0] == "convex":
+            from .index.lexical import TANTIVY_ERRORS, damaged
+            from .index.terms import query_weights
+
+            try:
+                searcher = lex.searcher()
+                if self._idf[0] is not searcher:  # idf cache: valid for one tantivy searcher
+                    self._idf = (searcher, {})
+                weights = query_weights(searcher, query, cache=self._idf[1])
+            except TANTIVY_ERRORS as exc:
+                raise damaged(lex.path, exc) from None
         for _attempt in range(4):
             lex_hits = []
             if used in ("hybrid", "lexical"):
                 lex_hits = lex.search(query, scopes=scope_list, kinds=kinds, statuses=eff_status, tags=tags,
                                       limit=fetch)
+            if qjob is not None:
+                qvec = qjob.result()[0]
+                qjob = None
             vec_hits = []
             if vec is not None and qvec is not None:
-                vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived)
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec)
+                vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool)
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights)
             if stale:
                 from .index import refresh
 
@@ -398,6 +450,20 @@ class Searcher:
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
         return SearchResult(hits[:k], warnings, used)
+
+    def _coverage(self, weights: dict[str, float], rec: Record, digest: str) -> float:
+        """The query-term coverage of ``rec`` (its terms cached per content digest)."""
+        from .index.terms import coverage, terms
+
+        if not weights:
+            return 0.0
+        key = (rec.scope, rec.id)
+        got = self._terms.get(key)
+        if got is None or got[0] != digest:
+            if len(self._terms) > 50_000:
+                self._terms.clear()
+            got = self._terms[key] = (digest, terms(rec.content))
+        return coverage(weights, got[1])
 
     def _reindex(self, lex: LexicalIndex, stale: list[tuple[str, str]]) -> None:
         """Re-read records whose indexed digest disagrees with their file (in-place edits)."""
@@ -431,9 +497,9 @@ class Searcher:
 
     def _fuse(self, mode: str, lex_hits: list[Any], vec_hits: list[Any], flt: RecordFilter,
               at: _dt.datetime, explain: bool, vec: VectorIndex | None = None,
-              qvec: Any = None) -> tuple[list[Hit], list[tuple[str, str]]]:
+              qvec: Any = None, weights: dict[str, float] | None = None,
+              ) -> tuple[list[Hit], list[tuple[str, str]]]:
         how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
-        max_bm25 = max((h.score for h in lex_hits), default=0.0) or 1.0
         cands: dict[tuple[str, str], dict[str, Any]] = {}
         for rank, h in enumerate(lex_hits, 1):
             cands.setdefault((h.scope, h.id), {})["lexical"] = (rank, h.score, h.digest)
@@ -443,15 +509,16 @@ class Searcher:
         stale: list[tuple[str, str]] = []
         tomb: dict[str, Any] = {}
         for (scope, rid), arms in cands.items():
-            rec = self._record(scope, rid, tomb)
-            if rec is None:
+            got = self._record_digest(scope, rid, tomb)
+            if got is None:
                 if "lexical" in arms:
                     stale.append((scope, rid))  # file gone or unreadable: drop it from the index
                 continue
-            if "lexical" in arms and arms["lexical"][2] != rec.digest:
+            rec, digest = got
+            if "lexical" in arms and arms["lexical"][2] != digest:
                 stale.append((scope, rid))
                 continue
-            if "vector" in arms and arms["vector"][2] != rec.digest:
+            if "vector" in arms and arms["vector"][2] != digest:
                 del arms["vector"]  # computed from older content: never used
                 if not arms:
                     continue
@@ -459,21 +526,23 @@ class Searcher:
                 continue
             p, parts = prior(rec, at)
             cos_filled: float | None = None
+            cov: float | None = None
             if mode == "hybrid" and how == "rrf":
                 base = sum(1.0 / (RRF_K + a[0]) for a in arms.values())
             elif mode == "hybrid":
-                # convex combination: w * cosine + (1 - w) * BM25 / max BM25 of this query; a
-                # lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
+                # convex combination: w * cosine + (1 - w) * coverage ** 2; a lexical-only hit
+                # gets its real cosine (its vector is looked up, not assumed 0), a vector-only
+                # hit its real coverage
                 if "vector" in arms:
                     cos = arms["vector"][1]
                 else:
                     cos = 0.0
-                    if vec is not None and qvec is not None and vec.valid_digest(scope, rid) == rec.digest:
+                    if vec is not None and qvec is not None and vec.valid_digest(scope, rid) == digest:
                         v = vec.vector_of(scope, rid)
                         if v is not None:
                             cos = cos_filled = float(v @ qvec)
-                bm = arms["lexical"][1] / max_bm25 if "lexical" in arms else 0.0
-                base = w * cos + (1.0 - w) * bm
+                cov = self._coverage(weights or {}, rec, digest)
+                base = w * cos + (1.0 - w) * cov * cov
             elif mode == "lexical":
                 base = arms["lexical"][1]
             else:
@@ -487,6 +556,8 @@ class Searcher:
                     ex["vector"] = {"rank": arms["vector"][0], "cosine": round(arms["vector"][1], 4)}
                 elif cos_filled is not None:
                     ex["vector"] = {"rank": None, "cosine": round(cos_filled, 4)}
+                if cov is not None:
+                    ex["coverage"] = round(cov, 4)
                 if how:
                     ex["fusion"] = how if how == "rrf" else f"convex(vector_weight={w})"
             out.append(Hit(rec.id, base * p, rec.scope, rec.kind, rec.status, rec.content,

@@ -40,6 +40,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
     import sqlite3
+    from concurrent.futures import Executor
 
     import numpy as np
     import numpy.typing as npt
@@ -67,6 +68,8 @@ def usearch_index_class() -> Any:
 
 
 HNSW_MIN_ROWS = 200_000
+#: Exact products over at least this many rows are split across two threads (when given a pool).
+SPLIT_MIN_ROWS = 16_384
 HNSW_PARAMS: dict[str, int] = {"connectivity": 16, "expansion_add": 128, "expansion_search": 160}
 
 VEC_SQL = """
@@ -332,8 +335,13 @@ class VectorIndex:
         *,
         use_graph: bool = False,
         expansion: int | None = None,
+        pool: Executor | None = None,
     ) -> list[VecHit]:
-        """Top ``k`` by cosine similarity within each of ``scopes``, merged."""
+        """Top ``k`` by cosine similarity within each of ``scopes``, merged.
+
+        With ``pool``, the product over a matrix of at least ``SPLIT_MIN_ROWS`` rows is split in
+        two halves computed at once (BLAS releases the GIL).
+        """
         import numpy as np
 
         self._refresh_cache()
@@ -351,7 +359,13 @@ class VectorIndex:
                     res = g.search(q, want, threads=1)
                     pairs = [(int(key), 1.0 - float(dist)) for key, dist in zip(res.keys, res.distances, strict=False)]
                 else:
-                    sims = np.asarray(m.matrix(self.space.dim, in_memory=use_graph) @ q)
+                    mat = m.matrix(self.space.dim, in_memory=use_graph)
+                    if pool is not None and len(rows) >= SPLIT_MIN_ROWS:
+                        half = len(rows) // 2
+                        other = pool.submit(np.dot, mat[half:], q)
+                        sims = np.concatenate([np.asarray(mat[:half] @ q), np.asarray(other.result())])
+                    else:
+                        sims = np.asarray(mat @ q)
                     if want < len(rows):
                         idx = np.argpartition(-sims, want - 1)[:want]
                     else:

@@ -1,0 +1,74 @@
+"""Query-term evidence for hybrid fusion: how much of a query a record's text contains.
+
+``coverage`` is the idf-weighted fraction of the query's terms found in a record, with terms
+produced exactly as the lexical index produces them (tantivy's ``en_stem`` chain: simple
+tokenizer, long tokens dropped, lower-cased, English stemmer) and idf as tantivy's BM25 computes
+it. Unlike a BM25 score it does not shrink with the record's length and does not depend on the
+other hits of the query, so a long record that contains every query term scores 1.0 and a record
+that shares one common word with the query scores little (see bench/README.md, "Fusion").
+Importing this module does not import tantivy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .lexical import query_words
+
+_ANALYZER: Any = None
+
+
+def analyzer() -> Any:
+    """A tantivy TextAnalyzer equal to the ``en_stem`` tokenizer of the content field."""
+    global _ANALYZER
+    if _ANALYZER is None:
+        import tantivy
+
+        _ANALYZER = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40))
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stemmer("english"))
+            .build()
+        )
+    return _ANALYZER
+
+
+def terms(text: str) -> frozenset[str]:
+    """The distinct indexed terms of ``text``."""
+    return frozenset(analyzer().analyze(text))
+
+
+def query_weights(searcher: Any, text: str, field: str = "content",
+                  cache: dict[str, float] | None = None) -> dict[str, float]:
+    """The query's distinct terms with their idf in ``searcher`` (tantivy's BM25 idf).
+
+    ``cache`` (term -> idf) is read and filled; it is only valid for this same ``searcher``.
+    """
+    n = int(searcher.num_docs)
+    out: dict[str, float] = {}
+    for t in analyzer().analyze(" ".join(query_words(text))):
+        if t in out:
+            continue
+        idf = None if cache is None else cache.get(t)
+        if idf is None:
+            df = int(searcher.doc_freq(field, t))
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            if cache is not None:
+                if len(cache) > 100_000:
+                    cache.clear()
+                cache[t] = idf
+        out[t] = idf
+    return out
+
+
+def coverage(weights: dict[str, float], doc_terms: frozenset[str]) -> float:
+    """The idf-weighted fraction of the query terms present in ``doc_terms`` (0..1)."""
+    total = sum(weights.values())
+    if total <= 0.0:
+        return 0.0
+    return sum(w for t, w in weights.items() if t in doc_terms) / total
+
+
+__all__ = ["analyzer", "coverage", "query_weights", "terms"]

@@ -1,0 +1,117 @@
+"""Hybrid fusion: query-term coverage (mem.format.index.terms) and the convex combination."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mem.format.index import rebuild
+from mem.format.index.lexical import LexicalIndex
+from mem.format.index.terms import coverage, query_weights, terms
+from mem.format.search import open_searcher
+from mem.format.store import Store
+
+TRICKY = [
+    "Running runners ran quickly through the Lisbon café's courtyards",
+    "PX-20931 and 192.168.7.254 are identifiers; don't split words like e-mail wrongly",
+    "Ünïcödé Wörds, CAPITALS and camelCase tokens mixed with numbers 4471",
+    "a" * 45 + " is too long to be indexed but short words are",
+]
+
+
+def test_terms_are_exactly_the_indexed_terms(store: Store) -> None:
+    """Every term the fusion analyzer produces for a record exists in the lexical index."""
+    for text in TRICKY:
+        store.add(text, scope="ana")
+    rebuild(store, lexical=True, vectors=False)
+    lex = LexicalIndex.open(store.index_dir)
+    searcher = lex.searcher()
+    for text in TRICKY:
+        got = terms(text)
+        assert got
+        for t in got:
+            assert searcher.doc_freq("content", t) >= 1, (t, text)
+    assert "a" * 45 not in terms(TRICKY[3])  # tantivy drops tokens of 40+ bytes: so do we
+    assert "run" in terms(TRICKY[0]) and "Running" not in terms(TRICKY[0])
+
+
+def test_query_weights_are_bm25_idf(store: Store) -> None:
+    store.add("tea in Lisbon", scope="ana")
+    store.add("tea in Porto", scope="ana")
+    store.add("coffee in Porto", scope="ana")
+    rebuild(store, lexical=True, vectors=False)
+    searcher = LexicalIndex.open(store.index_dir).searcher()
+    w = query_weights(searcher, "Tea LISBON tea? unknownword")
+    assert set(w) == {"tea", "lisbon", "unknownword"}
+    assert w["lisbon"] > w["tea"] > 0  # rarer term, higher idf
+    assert w["unknownword"] > w["lisbon"]  # df 0: the highest idf
+
+
+def test_coverage_bounds() -> None:
+    w = {"a": 2.0, "b": 1.0, "c": 1.0}
+    assert coverage(w, frozenset({"a", "b", "c", "x"})) == 1.0
+    assert coverage(w, frozenset({"a"})) == 0.5
+    assert coverage(w, frozenset({"b"})) == 0.25
+    assert coverage(w, frozenset()) == 0.0
+    assert coverage({}, frozenset({"a"})) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=st.dictionaries(st.text(min_size=1, max_size=5), st.floats(0, 20), max_size=6),
+       d=st.frozensets(st.text(min_size=1, max_size=5), max_size=8))
+def test_coverage_is_a_fraction(w: dict[str, float], d: frozenset[str]) -> None:
+    c = coverage(w, d)
+    assert 0.0 <= c <= 1.0 + 1e-9
+
+
+def test_hybrid_explain_reports_coverage_and_full_match_wins_over_length(store: Store) -> None:
+    """A long record containing every query term gets coverage 1.0; one sharing a common word
+    gets less (hashing embedder: only the coverage part is asserted, never semantics)."""
+    filler = " ".join(f"filler{i} words about nothing in particular" for i in range(60))
+    long_id = store.add(filler + " The storage unit padlock combination is 7391.", scope="ana").id
+    short_id = store.add("The storage room is in the basement.", scope="ana").id
+    s = open_searcher(store)
+    res = s.search("storage unit padlock combination", mode="hybrid", k=10, explain=True)
+    by_id = {h.id: h for h in res.hits}
+    assert by_id[long_id].explain is not None and by_id[long_id].explain["coverage"] == 1.0
+    assert by_id[short_id].explain is not None and 0.0 < by_id[short_id].explain["coverage"] < 0.5
+    assert by_id[long_id].explain["fusion"] == "convex(vector_weight=0.6)"
+    lex = s.search("storage unit padlock combination", mode="lexical", k=10, explain=True)
+    assert all(h.explain is not None and "coverage" not in h.explain for h in lex.hits)
+
+
+def test_rrf_fusion_is_still_available(store: Store) -> None:
+    (store.root / "config.toml").write_text('[search]\nfusion = "rrf"\n', "utf-8")
+    store = Store.open(store.root)
+    store.add("green tea in the morning", scope="ana")
+    res = open_searcher(store).search("green tea", mode="hybrid", explain=True)
+    assert res.hits and res.hits[0].explain is not None
+    assert res.hits[0].explain["fusion"] == "rrf" and "coverage" not in res.hits[0].explain
+
+
+def test_real_model_hybrid_finds_a_detail_past_the_embedding_window(store: Store,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """MiniLM sees the first 256 tokens of a record: a detail at the end of a long journal entry
+    is invisible to the vector arm. Hybrid still finds it (full coverage), and does not let a
+    record that shares one common word outrank a paraphrase the vector arm found."""
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from quality import BURIED, QUALITY, buried_record
+
+    buried = store.add(buried_record(0), scope="ana", kind="episode").id
+    planted = {store.add(q["record"], scope="ana").id: q for q in QUALITY[:20]}
+    for i in range(1, 6):
+        store.add(buried_record(i)[:400], scope="ana", kind="episode")  # filler-only distractors
+    s = open_searcher(store)
+    q = BURIED[0]["query"]
+    vec = [h.id for h in s.search(q, mode="vector", k=10).hits]
+    hyb = [h.id for h in s.search(q, mode="hybrid", k=10).hits]
+    assert buried not in vec[:3]
+    assert hyb[0] == buried
+    for rid, item in planted.items():  # paraphrases: no shared content word with the record
+        got = [h.id for h in s.search(item["paraphrase"], mode="hybrid", k=3).hits]
+        assert rid in got, item
