@@ -5,7 +5,8 @@ retrieval-quality set.
 
 Writes canonical record files directly (dump_record; fast), then prints the store path. The
 labelled set (bench/quality.py: QUALITY) is planted in scope ``ana``; its ids are written to
-OUT_DIR/quality.json as [{"query", "relevant": [ids], "kind": "keyword"|"paraphrase"}].
+OUT_DIR/quality.json as [{"query", "relevant": [ids], "kind": "keyword"|"paraphrase"|"exact"|"buried"}].
+``--plant-buried`` adds the long-record family to a store generated before it existed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from mem.format.record import dump_record, make_record
 from mem.format.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from quality import EXACT, QUALITY
+from quality import BURIED, EXACT, QUALITY, buried_record
 
 PEOPLE = ["Ana", "Bob", "Carla", "Dmitri", "Eve", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi",
           "Liam", "Mei", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor"]
@@ -91,7 +92,8 @@ def generate(out: Path, n: int, seed: int = 7) -> Store:
         quality_out.append({"query": q["keyword"], "relevant": [rec.id], "kind": "keyword"})
         quality_out.append({"query": q["paraphrase"], "relevant": [rec.id], "kind": "paraphrase"})
     plant_exact(store, quality_out, base_ms)
-    for i in range(n - len(QUALITY) - len(EXACT)):
+    plant_buried(store, quality_out, base_ms)
+    for i in range(n - len(QUALITY) - len(EXACT) - len(BURIED)):
         kind, text = sentence(rng)
         ms = base_ms + i * 60_000
         status = "candidate" if rng.random() < 0.1 else "active"
@@ -115,6 +117,16 @@ def plant_exact(store: Store, quality_out: list[dict[str, object]], base_ms: int
         quality_out.append({"query": q["query"], "relevant": [rec.id], "kind": "exact"})
 
 
+def plant_buried(store: Store, quality_out: list[dict[str, object]], base_ms: int) -> None:
+    """Long records whose detail lies past the embedder's 256-token window (see quality.BURIED)."""
+    for i, q in enumerate(BURIED):
+        rec = make_record(id=ids.new_id(base_ms - 30_000 + i), scope="ana", kind="episode",
+                          content=buried_record(i), recorded_at="2024-01-01T00:00:00.000Z",
+                          source={"type": "import", "system": "bench"})
+        _write(store, rec)
+        quality_out.append({"query": q["query"], "relevant": [rec.id], "kind": "buried"})
+
+
 def _write(store: Store, rec: object) -> None:
     from mem.format.record import Record
 
@@ -129,8 +141,17 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("n", type=int)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--plant-buried", action="store_true",
+                    help="only add the BURIED family to an existing corpus store (and its quality.json)")
     a = ap.parse_args()
-    generate(a.out, a.n, a.seed)
+    if a.plant_buried:
+        store = Store.open(a.out)
+        qpath = a.out / "quality.json"
+        quality_out = [q for q in json.loads(qpath.read_text("utf-8")) if q.get("kind") != "buried"]
+        plant_buried(store, quality_out, 1_600_000_000_000)
+        qpath.write_text(json.dumps(quality_out, indent=1), "utf-8")
+    else:
+        generate(a.out, a.n, a.seed)
     print(a.out)
 
 

@@ -82,3 +82,64 @@ EXACT: list[dict[str, str]] = [
     {"record": "The Wi-Fi network at the studio is called quokka-5g.", "query": "quokka-5g"},
     {"record": "The tax reference for last year is 77-4410-QT.", "query": "77-4410-QT"},
 ]
+
+#: Long records (journal entries, meeting notes) whose one memorable detail comes after the
+#: first 256 tokens, where the default embedder (MiniLM, truncated at 256 tokens) no longer
+#: sees it: the case a hybrid search exists for. ``filler`` sentences are joined before the
+#: detail (bench/corpus.py: ``buried_record``); the query names the detail.
+FILLER: list[str] = [
+    "The morning started slowly with coffee on the balcony and a look at the weather forecast.",
+    "We went through the inbox together and archived most of the newsletters without reading them.",
+    "Traffic on the ring road was heavy again, so the drive took almost forty minutes.",
+    "Lunch was leftovers from the weekend, warmed up in the office kitchen.",
+    "The afternoon stand-up ran long because everyone wanted to talk about the new seating plan.",
+    "I spent an hour cleaning up old files on the laptop and emptying the downloads folder.",
+    "There was a short power cut around three, but the lights came back after a few minutes.",
+    "The neighbours are renovating their kitchen, so there was drilling most of the day.",
+    "In the evening we watched half of a documentary about deep sea creatures and fell asleep.",
+    "The grocery delivery arrived late and two items had been replaced with other brands.",
+    "A long phone call with the insurance company went nowhere and will have to be repeated.",
+    "The printer jammed twice, which seems to happen every time something is urgent.",
+    "We talked about maybe repainting the hallway in a lighter colour next spring.",
+    "The bus was cancelled, so I walked to the station and caught the later train instead.",
+    "Somebody left a box of pastries in the meeting room and they were gone within minutes.",
+    "The weekly review covered the same open points as last week with little progress.",
+    "It rained on and off all afternoon, which made the walk home rather unpleasant.",
+    "I finally replied to the messages that had been waiting since the beginning of the month.",
+    "The heating was turned on for the first time this season and the flat smelled of dust.",
+    "A colleague shared photos from their holiday and everyone agreed the beach looked amazing.",
+    "We postponed the decision about the new sofa until we have measured the living room again.",
+    "The laptop needed a long update in the middle of the day, which broke my concentration.",
+    "Dinner was a simple pasta with whatever vegetables were left in the fridge.",
+    "The evening ended with a short walk around the block and an early night.",
+]
+
+BURIED: list[dict[str, str]] = [
+    {"detail": "The padlock combination for the storage unit is 7-3-9-1.",
+     "query": "storage unit padlock combination"},
+    {"detail": "Marguerite from accounting asked to be invited to the vendor negotiation.",
+     "query": "Marguerite vendor negotiation"},
+    {"detail": "The spare car key is in the left drawer of the hallway cabinet.",
+     "query": "spare car key drawer"},
+    {"detail": "The landlord's emergency plumber is called Tavares and answers on weekends.",
+     "query": "Tavares emergency plumber"},
+    {"detail": "My daughter's swimming gala is on the ninth at the municipal pool.",
+     "query": "swimming gala municipal pool"},
+    {"detail": "The parking permit number for the new office is PX-20931.",
+     "query": "parking permit PX-20931"},
+    {"detail": "I promised to lend the camping stove to Benedetta for her hiking trip.",
+     "query": "lend camping stove Benedetta"},
+    {"detail": "The passport photos must be taken without glasses this time.",
+     "query": "passport photos without glasses"},
+    {"detail": "The gutter cleaner charges ninety euros and comes every October.",
+     "query": "gutter cleaner October"},
+    {"detail": "The bakery on Rua Augusta makes the almond tart my mother loves.",
+     "query": "almond tart bakery Rua Augusta"},
+]
+
+
+def buried_record(i: int) -> str:
+    """Record ``i`` of BURIED: fifteen filler sentences (a rotation per record), then the detail."""
+    n = len(FILLER)
+    filler = [FILLER[(i * 7 + j) % n] for j in range(15)]
+    return " ".join(filler) + " " + BURIED[i]["detail"]

@@ -170,7 +170,7 @@ def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) 
     if not a.skip_quality and (root / "quality.json").exists():
         qset = json.loads((root / "quality.json").read_text())
         for mode in ("lexical", "vector", "hybrid"):
-            for kind in ("keyword", "paraphrase", "exact", "all"):
+            for kind in ("keyword", "paraphrase", "exact", "buried", "all"):
                 sel = [q for q in qset if kind == "all" or q["kind"] == kind]
                 r5 = r10 = mrr = 0.0
                 for q in sel:
