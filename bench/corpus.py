@@ -147,7 +147,13 @@ def main() -> None:
     if a.plant_buried:
         store = Store.open(a.out)
         qpath = a.out / "quality.json"
-        quality_out = [q for q in json.loads(qpath.read_text("utf-8")) if q.get("kind") != "buried"]
+        quality_out = []
+        for q in json.loads(qpath.read_text("utf-8")):
+            if q.get("kind") != "buried":
+                quality_out.append(q)
+                continue
+            for rid in q["relevant"]:  # planted by an earlier run: replaced
+                (store.records_dir / "ana" / f"{rid}.md").unlink(missing_ok=True)
         plant_buried(store, quality_out, 1_600_000_000_000)
         qpath.write_text(json.dumps(quality_out, indent=1), "utf-8")
     else:

@@ -139,7 +139,7 @@ BURIED: list[dict[str, str]] = [
 
 
 def buried_record(i: int) -> str:
-    """Record ``i`` of BURIED: fifteen filler sentences (a rotation per record), then the detail."""
+    """Record ``i`` of BURIED: eighteen filler sentences (a rotation per record), then the detail."""
     n = len(FILLER)
-    filler = [FILLER[(i * 7 + j) % n] for j in range(15)]
+    filler = [FILLER[(i * 7 + j) % n] for j in range(18)]
     return " ".join(filler) + " " + BURIED[i]["detail"]
