@@ -15,6 +15,7 @@ from mem.format.embed import choose, configured_space, load_embedder, space_of
 from mem.format.errors import EmbedderUnavailableError
 from mem.format.index.lexical import DocFields, fast_fields
 from mem.format.record import dump_record, make_record
+from mem.format.store import Store
 
 
 def test_choose_env_over_config() -> None:
@@ -112,3 +113,48 @@ def test_usearch_then_the_model_does_not_crash() -> None:
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "alive", (p.returncode, p.stderr[-500:])
+
+
+@pytest.mark.model
+def test_wordllama_loads_offline_from_its_wheel_and_ranks_paraphrases(no_network: None) -> None:
+    """The optional static embedder (installed with the dev extras): weights digest-checked,
+    loaded from the package folder with downloads disabled, 256-d unit vectors."""
+    pytest.importorskip("wordllama")
+    import numpy as np
+
+    e = load_embedder("wordllama")
+    docs = ["My daughter is allergic to peanuts.", "The car insurance renewal is due in March.",
+            "I run five kilometres every Sunday."]
+    d = e.embed(docs)
+    q = e.embed(["which kid cannot eat nuts", "vehicle insurance renewal date", "weekly running routine"])
+    assert d.shape == (3, 256) and d.dtype == np.float32
+    assert np.allclose(np.linalg.norm(d, axis=1), 1.0, atol=1e-4)
+    assert list((q @ d.T).argmax(axis=1)) == [0, 1, 2]
+    assert e.space == space_of("wordllama") and e.space != space_of("minilm")
+    assert e.embed([]).shape == (0, 256)
+
+
+@pytest.mark.model
+def test_space_guard_between_two_real_embedders(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Index built with MiniLM, store reconfigured to WordLlama: vector search refused (exit 10
+    semantics), hybrid answers lexically with a warning, rebuild --vectors fixes it."""
+    pytest.importorskip("wordllama")
+    from mem.format.index import attach, rebuild
+    from mem.format.search import open_searcher
+
+    monkeypatch.delenv("MEM_EMBEDDER", raising=False)
+    attach(store)
+    rid = store.add("My daughter is allergic to peanuts.", scope="ana").id
+    store.add("The car insurance renewal is due in March.", scope="ana")
+    rebuild(store)  # configured default: minilm
+    (store.root / "config.toml").write_text('[embedder]\nprovider = "wordllama"\n', "utf-8")
+    store = Store.open(store.root)
+    s = open_searcher(store)
+    with pytest.raises(EmbedderUnavailableError, match="never compared"):
+        s.search("peanut allergy", mode="vector")
+    res = s.search("peanut allergy", mode="hybrid")
+    assert res.mode == "lexical" and res.hits[0].id == rid and res.warnings
+    s.close()
+    rebuild(store, lexical=False, vectors=True)
+    res = open_searcher(store).search("which kid cannot eat nuts", mode="vector")
+    assert res.mode == "vector" and res.hits[0].id == rid

@@ -93,6 +93,7 @@ def test_rrf_fusion_is_still_available(store: Store) -> None:
     assert res.hits[0].explain["fusion"] == "rrf" and "coverage" not in res.hits[0].explain
 
 
+@pytest.mark.model
 def test_real_model_hybrid_finds_a_detail_past_the_embedding_window(store: Store,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """MiniLM sees the first 256 tokens of a record: a detail at the end of a long journal entry
