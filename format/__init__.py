@@ -7,13 +7,34 @@ Start with :func:`open_store` (or :meth:`Store.init`)::
     rec = store.add("I am allergic to peanuts", scope="alice", kind="fact")
     store.forget([rec.id], reason="asked to")
 
-Importing this package is cheap: the search indexes and the embedding model are imported only
+Importing this package is cheap: the names below are imported on first use (PEP 562), so
+``import mem.format.errors`` or the lean lexical read path (:mod:`mem.format.lexfast`) do not pay
+for the store and record modules; the search indexes and the embedding model are imported only
 by the modules that use them.
 """
 
-from .errors import ExitCode, MemError
-from .record import Record, dump_record, make_record, parse_record
-from .store import Change, ForgetPlan, RecordFilter, Store, open_store
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from .errors import ExitCode, MemError
+    from .record import Record, dump_record, make_record, parse_record
+    from .store import Change, ForgetPlan, RecordFilter, Store, open_store
+
+#: exported name -> the submodule that defines it
+_LAZY = {
+    "ExitCode": "errors",
+    "MemError": "errors",
+    "Record": "record",
+    "dump_record": "record",
+    "make_record": "record",
+    "parse_record": "record",
+    "Change": "store",
+    "ForgetPlan": "store",
+    "RecordFilter": "store",
+    "Store": "store",
+    "open_store": "store",
+}
 
 __all__ = [
     "Change",
@@ -28,3 +49,18 @@ __all__ = [
     "open_store",
     "parse_record",
 ]
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        mod = _LAZY.get(name)
+        if mod is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(f".{mod}", __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))

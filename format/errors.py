@@ -7,7 +7,10 @@ process exit status; the table is documented in ``spec/cli.md`` and must not cha
 from __future__ import annotations
 
 from enum import IntEnum
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mem search's lean path)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ExitCode(IntEnum):

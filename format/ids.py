@@ -6,9 +6,9 @@ cannot name anything outside the store (no separators, no ``..``, no absolute pa
 
 from __future__ import annotations
 
+import _thread
 import os
 import re
-import threading
 import time
 
 from .errors import ValidationError
@@ -47,7 +47,7 @@ KNOWN_KINDS: tuple[str, ...] = (
     "note",
 )
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # threading.Lock, without importing threading (lean search path)
 _last_ms = -1
 _last_rand = 0
 

@@ -24,55 +24,20 @@ from typing import Any
 
 from . import ids
 from .errors import RecordParseError, ValidationError
+from .recordtext import _KEY_RE, _PLAIN_RE, _YAML_WORDS, _NotFast
+
+# re-exported: these names are part of mem.format.record's interface
+from .recordtext import KEY_ORDER as KEY_ORDER
+from .recordtext import MAX_FRONTMATTER_BYTES as MAX_FRONTMATTER_BYTES
+from .recordtext import MAX_RECORD_BYTES as MAX_RECORD_BYTES
+from .recordtext import REQUIRED_KEYS as REQUIRED_KEYS
+from .recordtext import SOURCE_ORDER as SOURCE_ORDER
+from .recordtext import SOURCE_TYPES as SOURCE_TYPES
+from .recordtext import STATUSES as STATUSES
+from .recordtext import _parse_fast as _parse_fast
+from .recordtext import canonical_body as canonical_body
+from .recordtext import split_record_text as split_record_text
 from .timeutil import format_time, parse_time
-
-STATUSES: tuple[str, ...] = ("candidate", "active", "superseded", "rejected")
-
-#: Frontmatter keys in canonical order. ``extra`` keys follow, sorted.
-KEY_ORDER: tuple[str, ...] = (
-    "id",
-    "scope",
-    "kind",
-    "status",
-    "confidence",
-    "tags",
-    "valid_from",
-    "valid_to",
-    "recorded_at",
-    "updated_at",
-    "superseded_at",
-    "supersedes",
-    "superseded_by",
-    "derived_from",
-    "source",
-    "digest",
-)
-REQUIRED_KEYS: tuple[str, ...] = ("id", "scope", "kind", "status", "recorded_at", "digest")
-#: Provenance keys in canonical order; other keys follow, sorted.
-SOURCE_ORDER: tuple[str, ...] = (
-    "type",
-    "writer",
-    "system",
-    "original_id",
-    "conversation",
-    "turn",
-    "transcript",
-    "pattern",
-    "command",
-)
-SOURCE_TYPES: tuple[str, ...] = ("cli", "api", "mcp", "capture", "import", "consolidate", "edit")
-
-MAX_FRONTMATTER_BYTES = 64 * 1024
-MAX_RECORD_BYTES = 4 * 1024 * 1024
-
-_YAML_WORDS = {
-    "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n",
-}  # fmt: skip
-_PLAIN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./@+-]*(?::[A-Za-z0-9_./@+-]+)*$")
-_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
-_INT_RE = re.compile(r"^-?(0|[1-9][0-9]*)$")
-_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)\.[0-9]+(e[-+][0-9]+)?$")
-_KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,15 +107,6 @@ def _opt_time(t: _dt.datetime | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------
 # Content normalization and digests
-
-
-def canonical_body(text: str) -> str:
-    """The body as stored: LF newlines, no BOM, no leading blank lines, one trailing newline."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = text.lstrip("\n").rstrip()
-    return text + "\n" if text else ""
 
 
 def content_digest(content: str) -> str:
@@ -377,74 +333,6 @@ def dump_record(r: Record) -> str:
 # Parsing
 
 
-_KNOWN_KEYS = frozenset(KEY_ORDER)
-
-
-class _NotFast(Exception):
-    """The fast path cannot read this frontmatter; use the YAML fallback."""
-
-
-def _fast_value(raw: str) -> Any:
-    if raw == "":
-        raise _NotFast
-    c = raw[0]
-    if c in '"[{':
-        try:
-            return json.loads(raw)
-        except ValueError as exc:
-            raise _NotFast from exc
-    if c.isdigit() or c == "-":
-        if _TIME_RE.match(raw):
-            return raw
-        if _INT_RE.match(raw):
-            return int(raw)
-        if _FLOAT_RE.match(raw):
-            return float(raw)
-        if ids.ID_RE.match(raw):
-            return raw
-        raise _NotFast
-    if _PLAIN_RE.match(raw):
-        low = raw.lower()
-        if low not in _YAML_WORDS:
-            return raw
-        if low in ("null", "~"):
-            return None
-        if raw in ("true", "false"):
-            return raw == "true"
-    elif raw == "~":
-        return None
-    raise _NotFast
-
-
-def _parse_fast(fm: str) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    block: dict[str, Any] | None = None
-    for line in fm.split("\n"):
-        if not line:
-            continue
-        if line.startswith("  "):
-            if block is None:
-                raise _NotFast
-            key, sep, raw = line[2:].partition(": ")
-            if not sep or not _KEY_RE.match(key) or key in block:
-                raise _NotFast
-            block[key] = _fast_value(raw)
-            continue
-        if line.endswith(":") and _KEY_RE.match(line[:-1]):
-            key = line[:-1]
-            if key in data:
-                raise _NotFast
-            block = {}
-            data[key] = block
-            continue
-        block = None
-        key, sep, raw = line.partition(": ")
-        if not sep or key in data or (key not in _KNOWN_KEYS and not _KEY_RE.match(key)):
-            raise _NotFast
-        data[key] = _fast_value(raw)
-    return data
-
-
 def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
     import yaml
 
@@ -500,32 +388,6 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RecordParseError("frontmatter is not a mapping of keys to values", path=path, line=2)
     return data
-
-
-def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int]:
-    """Split a record file into (frontmatter, body, line number where the body starts)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.startswith("---\n"):
-        raise RecordParseError(
-            "record does not start with a '---' frontmatter line", path=path, line=1
-        )
-    end = text.find("\n---\n", 3)
-    if end == -1:
-        if text.endswith("\n---"):
-            end = len(text) - 4
-        else:
-            raise RecordParseError(
-                "frontmatter is not closed by a '---' line", path=path, line=text.count("\n") + 1
-            )
-    fm = text[4 : end + 1]
-    body = text[end + 5 :]
-    if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        raise RecordParseError(
-            f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes", path=path, line=2
-        )
-    return fm, body, fm.count("\n") + 3
 
 
 def parse_record(text: str, path: str | Path | None = None) -> Record:

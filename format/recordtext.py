@@ -1,0 +1,169 @@
+"""The text of a record file: the canonical layout's constants, the frontmatter fast path.
+
+Pure functions over strings with no dataclass, pathlib or hashlib import, so that the lean read
+path of ``mem search --mode lexical`` (:mod:`mem.format.lexfast`) reads record files with the
+same rules as :mod:`mem.format.record`, which re-exports every name here (one implementation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from . import ids
+from .errors import RecordParseError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
+STATUSES: tuple[str, ...] = ("candidate", "active", "superseded", "rejected")
+
+#: Frontmatter keys in canonical order. ``extra`` keys follow, sorted.
+KEY_ORDER: tuple[str, ...] = (
+    "id",
+    "scope",
+    "kind",
+    "status",
+    "confidence",
+    "tags",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "updated_at",
+    "superseded_at",
+    "supersedes",
+    "superseded_by",
+    "derived_from",
+    "source",
+    "digest",
+)
+REQUIRED_KEYS: tuple[str, ...] = ("id", "scope", "kind", "status", "recorded_at", "digest")
+#: Provenance keys in canonical order; other keys follow, sorted.
+SOURCE_ORDER: tuple[str, ...] = (
+    "type",
+    "writer",
+    "system",
+    "original_id",
+    "conversation",
+    "turn",
+    "transcript",
+    "pattern",
+    "command",
+)
+SOURCE_TYPES: tuple[str, ...] = ("cli", "api", "mcp", "capture", "import", "consolidate", "edit")
+
+MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+
+_YAML_WORDS = {
+    "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n",
+}  # fmt: skip
+_PLAIN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./@+-]*(?::[A-Za-z0-9_./@+-]+)*$")
+_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+_INT_RE = re.compile(r"^-?(0|[1-9][0-9]*)$")
+_FLOAT_RE = re.compile(r"^-?(0|[1-9][0-9]*)\.[0-9]+(e[-+][0-9]+)?$")
+_KEY_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
+
+
+def canonical_body(text: str) -> str:
+    """The body as stored: LF newlines, no BOM, no leading blank lines, one trailing newline."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.lstrip("\n").rstrip()
+    return text + "\n" if text else ""
+
+
+_KNOWN_KEYS = frozenset(KEY_ORDER)
+
+
+class _NotFast(Exception):
+    """The fast path cannot read this frontmatter; use the YAML fallback."""
+
+
+def _fast_value(raw: str) -> Any:
+    if raw == "":
+        raise _NotFast
+    c = raw[0]
+    if c in '"[{':
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise _NotFast from exc
+    if c.isdigit() or c == "-":
+        if _TIME_RE.match(raw):
+            return raw
+        if _INT_RE.match(raw):
+            return int(raw)
+        if _FLOAT_RE.match(raw):
+            return float(raw)
+        if ids.ID_RE.match(raw):
+            return raw
+        raise _NotFast
+    if _PLAIN_RE.match(raw):
+        low = raw.lower()
+        if low not in _YAML_WORDS:
+            return raw
+        if low in ("null", "~"):
+            return None
+        if raw in ("true", "false"):
+            return raw == "true"
+    elif raw == "~":
+        return None
+    raise _NotFast
+
+
+def _parse_fast(fm: str) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    block: dict[str, Any] | None = None
+    for line in fm.split("\n"):
+        if not line:
+            continue
+        if line.startswith("  "):
+            if block is None:
+                raise _NotFast
+            key, sep, raw = line[2:].partition(": ")
+            if not sep or not _KEY_RE.match(key) or key in block:
+                raise _NotFast
+            block[key] = _fast_value(raw)
+            continue
+        if line.endswith(":") and _KEY_RE.match(line[:-1]):
+            key = line[:-1]
+            if key in data:
+                raise _NotFast
+            block = {}
+            data[key] = block
+            continue
+        block = None
+        key, sep, raw = line.partition(": ")
+        if not sep or key in data or (key not in _KNOWN_KEYS and not _KEY_RE.match(key)):
+            raise _NotFast
+        data[key] = _fast_value(raw)
+    return data
+
+
+def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int]:
+    """Split a record file into (frontmatter, body, line number where the body starts)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.startswith("---\n"):
+        raise RecordParseError(
+            "record does not start with a '---' frontmatter line", path=path, line=1
+        )
+    end = text.find("\n---\n", 3)
+    if end == -1:
+        if text.endswith("\n---"):
+            end = len(text) - 4
+        else:
+            raise RecordParseError(
+                "frontmatter is not closed by a '---' line", path=path, line=text.count("\n") + 1
+            )
+    fm = text[4 : end + 1]
+    body = text[end + 5 :]
+    if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        raise RecordParseError(
+            f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes", path=path, line=2
+        )
+    return fm, body, fm.count("\n") + 3
