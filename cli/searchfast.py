@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms)
 if TYPE_CHECKING:
+    from typing import Any
+
+    from mem.format.lexfast import LeanResult
     from mem.format.search import SearchResult
 
 _GLOBAL_VALUE = {"--store": "store", "-s": "store", "--lock-timeout": "lock_timeout"}
@@ -24,7 +27,7 @@ _VALUE = {"--mode": "mode", "-m": "mode", "--as-of": "as_of", "--known-at": "kno
 _FLAG = {"--json": "json", "--explain": "explain"}
 
 
-def render(res: SearchResult, query: str, json_out: bool, explain: bool) -> None:
+def render(res: SearchResult | LeanResult, query: str, json_out: bool, explain: bool) -> None:
     """Print a search result (shared by the fast path and the typer command)."""
     if json_out:
         sys.stdout.write(json.dumps({"query": query, **res.to_dict()}, ensure_ascii=False, indent=2) + "\n")
@@ -108,11 +111,59 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     return o
 
 
+def _lean(o: dict[str, Any]) -> LeanResult | None:
+    """The answer of the lean read path (mem.format.lexfast), or None: use the full path."""
+    from mem.format.errors import MemError
+    from mem.format.lexfast import lexical_search
+    from mem.format.timeutil import parse_time
+
+    g = o["global"]
+    try:
+        if "lock_timeout" in g:
+            float(g["lock_timeout"])
+        as_of = parse_time(o["as_of"], "--as-of") if o["as_of"] else None
+        known_at = parse_time(o["known_at"], "--known-at") if o["known_at"] else None
+    except (ValueError, MemError):
+        return None  # the full path reports it
+    return lexical_search(
+        g.get("store") or os.environ.get("MEM_STORE") or None,
+        o["query"],
+        scopes=_csv(o["scope"]),
+        kinds=_csv(o["kind"]),
+        tags=_csv(o["tag"]),
+        statuses=_csv(o["status"]),
+        as_of=as_of,
+        known_at=known_at,
+        k=o["k"],
+    )
+
+
+def _print(res: SearchResult | LeanResult, o: dict[str, Any]) -> int:
+    try:
+        for w in res.warnings:
+            sys.stderr.write(f"warning: {w}\n")
+        render(res, o["query"], o["json"], o["explain"])
+    except BrokenPipeError:
+        # the reader went away (e.g. `mem search x | head`): not an error (as cli/main.py)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
 def fast_main(args: list[str]) -> int | None:
-    """Run a plain ``mem search``; None when the typer command should handle ``args``."""
+    """Run a plain ``mem search``; None when the typer command should handle ``args``.
+
+    A lexical search (without --explain) first tries the lean read path, which answers the
+    common case (fresh index, nothing to write) without importing the store modules; anything
+    else it leaves to the full path below.
+    """
     o = parse(args)
     if o is None:
         return None
+    if o["mode"] == "lexical" and not o["explain"]:
+        lean = _lean(o)
+        if lean is not None:
+            return _print(lean, o)
     from mem.format.errors import MemError, ValidationError
 
     g = o["global"]
@@ -144,13 +195,10 @@ def fast_main(args: list[str]) -> int | None:
                 mode=o["mode"],
                 explain=o["explain"],
             )
-        for w in res.warnings:
-            sys.stderr.write(f"warning: {w}\n")
-        render(res, o["query"], o["json"], o["explain"])
-        return 0
     except MemError as exc:
         if g.get("json_errors"):
             sys.stderr.write(json.dumps(exc.to_json(), ensure_ascii=False) + "\n")
         else:
             sys.stderr.write(f"error: {exc}\n")
         return int(exc.exit_code)
+    return _print(res, o)

@@ -44,6 +44,8 @@ from .errors import (
     MemError,
     RecordParseError,
 )
+from .lexfast import STATUS_PRIOR as STATUS_PRIOR
+from .lexfast import prior_of
 from .record import Record
 from .store import RecordFilter, Store
 
@@ -58,7 +60,6 @@ MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
 RRF_K = 60
 VECTOR_WEIGHT = 0.6
 MAX_K = 1000
-STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected": 0.5}
 BACKFILL_LIMIT = 256
 #: How many times a search runs again when a concurrent swap replaced the index it was reading.
 SWAP_RETRIES = 5
@@ -102,11 +103,8 @@ class SearchResult:
 
 
 def prior(rec: Record, at: _dt.datetime) -> tuple[float, dict[str, float]]:
-    s = STATUS_PRIOR.get(rec.status, 0.5)
-    c = 0.75 + 0.25 * float(rec.confidence)
-    age_days = max(0.0, (at - rec.recorded_at).total_seconds() / 86400.0)
-    r = 1.0 + 0.1 * 0.5 ** (age_days / 180.0)
-    return s * c * r, {"status": s, "confidence": round(c, 4), "recency": round(r, 4)}
+    """status x confidence x recency, and its parts (one implementation, shared with lexfast)."""
+    return prior_of(rec.status, rec.confidence, rec.recorded_at, at)
 
 
 class Searcher:
