@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import StoreInvalidError, UnsupportedFormatError
+from .tomlplain import plain_tables
 
 DECLARATION_FILE = "memstore.json"
 CONFIG_FILE = "config.toml"
@@ -128,9 +128,19 @@ def read_config(root: Path) -> Config:
     except OSError as exc:
         raise StoreInvalidError(f"cannot read the configuration: {exc.strerror}", path=path) from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
+    tables = plain_tables(text)  # the file `mem init` writes: no tomllib import needed
+    if tables is not None:
+        data: dict[str, Any] = {name: {} for name in tables}
+    else:
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
 
     def sect(name: str) -> dict[str, Any]:
         v = data.get(name, {})

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,7 +64,7 @@ def atomic_write(path: Path, data: bytes | str, mode: int = FILE_MODE, *, sync: 
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    tmp = path.parent / f".{path.name}{TMP_MARKER}{secrets.token_hex(4)}"
+    tmp = path.parent / f".{path.name}{TMP_MARKER}{os.urandom(4).hex()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
     except OSError as exc:

@@ -335,29 +335,12 @@ def _scan_scope(d: str) -> Iterator[tuple[str, os.stat_result]]:
 
 # -- opening the store and the index -------------------------------------------------------------
 
-#: A config.toml of comments, blank lines and distinct ``[table]`` headers only (the file
-#: ``mem init`` writes): valid TOML whose sections are tables, known without importing tomllib.
-_COMMENT = r"(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?"
-_PLAIN_TOML_LINE = r"[ \t]*(?:\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*)?" + _COMMENT
-
-
 def config_ok(raw: bytes) -> bool:
     """Whether ``config.toml`` with these bytes opens (read_config raises nothing)."""
-    import re
+    from .tomlplain import plain_tables
 
     text = raw.decode("utf-8")
-    line_re = re.compile(_PLAIN_TOML_LINE)
-    seen: set[str] = set()
-    for line in text.split("\n"):
-        m = line_re.fullmatch(line)
-        if m is None:
-            break
-        name = m.group(1)
-        if name is not None:
-            if name in seen:
-                break
-            seen.add(name)
-    else:
+    if plain_tables(text) is not None:
         return True
     import tomllib
 

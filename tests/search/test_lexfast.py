@@ -557,7 +557,12 @@ def test_tombstone_rule_is_tombstone_sets(tmp_path: Path) -> None:
 
 
 def test_config_rule_is_read_configs(tmp_path: Path) -> None:
+    import tomllib
+
     from mem.format.config import DEFAULT_CONFIG
+    from mem.format.tomlplain import plain_tables
+
+    assert plain_tables(DEFAULT_CONFIG) == ["embedder", "search", "verify"]
 
     texts = [DEFAULT_CONFIG, "", "\n\n", "# only\n", "[a]\n[b] # c\n  [ c ]\t\n", "[a]\n[a]\n", "[search]\nx = 1\n",
              "search = 1\n", "[search\n", "# tab\tok\n", "# ctrl \x01\n", "# del \x7f\n", "[x]\r\n", "\ufeff[x]\n",
@@ -566,10 +571,12 @@ def test_config_rule_is_read_configs(tmp_path: Path) -> None:
     for text in texts:
         (tmp_path / "config.toml").write_bytes(text.encode("utf-8"))
         try:
-            read_config(tmp_path)
-            want = True
+            want = read_config(tmp_path).raw == tomllib.loads(text)  # read as tomllib reads it
         except MemError:
             want = False
+        tables = plain_tables(text)
+        if tables is not None:
+            assert tomllib.loads(text) == {name: {} for name in tables}, text
         try:
             got = lexfast.config_ok(text.encode("utf-8"))
         except ValueError:
