@@ -3,7 +3,9 @@ side table for vectors added since the build, and the embedding-space manifest.
 
 Layout of a generation (spec/index.md): ``<scope>.npy`` (one L2-normalized row per record),
 ``<scope>.rows`` (JSON list of [id, digest] in row order), ``<scope>.usearch`` (HNSW graph over
-the same rows, only when the scope has at least ``HNSW_MIN_ROWS`` rows), ``vectors.db`` (SQLite:
+the same rows, only when the scope has at least ``HNSW_MIN_ROWS`` rows), ``<scope>.basis.npy``,
+``<scope>.proj.npy`` and ``<scope>.resid.npy`` (a projection for pruned exact search, see
+``PROJ_MIN_ROWS``), ``vectors.db`` (SQLite:
 ``delta`` vectors added since the build, ``dead`` main rows no longer valid, ``meta``).
 
 Each scope has its own matrix and graph, so a search in one scope cannot see another's vectors.
@@ -70,6 +72,18 @@ def usearch_index_class() -> Any:
 HNSW_MIN_ROWS = 200_000
 #: Exact products over at least this many rows are split across two threads (when given a pool).
 SPLIT_MIN_ROWS = 16_384
+#: Scopes with at least this many rows (and no graph) get a projection for pruned exact search:
+#: the rows projected on the top principal directions that hold PROJ_VARIANCE of the variance
+#: (at most PROJ_MAX_FRACTION of the dimensions), plus each row's residual norm. By
+#: Cauchy-Schwarz, ``q.x <= (P q).(P x) + |q - P'P q| * |x - P'P x|``: rows whose bound is below
+#: a similarity already reached cannot be in the top k, so only the others are computed in full.
+#: The result is exactly the exact top k (bench/README.md, "Vector search settings").
+PROJ_MIN_ROWS = 8_192
+PROJ_VARIANCE = 0.97
+PROJ_MAX_FRACTION = 2 / 3
+PROJ_SAMPLE = 20_000
+#: Safety margin on the pruning threshold (float32 rounding of the bound and the products).
+PROJ_MARGIN = 1e-4
 HNSW_PARAMS: dict[str, int] = {"connectivity": 16, "expansion_add": 128, "expansion_search": 160}
 
 VEC_SQL = """
@@ -118,6 +132,7 @@ class _ScopeMain:
         self._matrix: Any = None
         self._graph: Any = None
         self._graph_checked = False
+        self._proj: tuple[Any, Any, Any] | None = None
 
     @property
     def rows(self) -> list[tuple[str, str]]:
@@ -163,6 +178,30 @@ class _ScopeMain:
                     )
                 self._matrix = np.array(m) if in_memory else m
         return self._matrix  # type: ignore[no-any-return]
+
+    def projection(self, dim: int, pdim: int, in_memory: bool = False) -> tuple[Any, Any, Any]:
+        """(basis [pdim x dim], projected rows [n x pdim], residual norms [n]) of this scope."""
+        import numpy as np
+
+        if self._proj is None:
+            n = len(self.rows)
+            want = {"basis": (pdim, dim), "proj": (n, pdim), "resid": (n,)}
+            arrays = []
+            for name, shape in want.items():
+                p = self.base / f"{self.scope}.{name}.npy"
+                try:
+                    a = np.load(p, mmap_mode="r")
+                except (OSError, ValueError) as exc:
+                    raise IndexUnavailableError(f"the vector projection cannot be read: {exc}", path=p,
+                                                hint="run `mem rebuild --vectors`") from None
+                if a.dtype != np.float32 or a.shape != shape:
+                    raise IndexUnavailableError(
+                        f"the vector projection has shape {a.shape} ({a.dtype}); expected {shape} float32",
+                        path=p, hint="run `mem rebuild --vectors`",
+                    )
+                arrays.append(np.array(a) if in_memory or name == "basis" else a)
+            self._proj = (arrays[0], arrays[1], arrays[2])
+        return self._proj
 
     def graph(self) -> Any:
         if not self._graph_checked:
@@ -360,17 +399,10 @@ class VectorIndex:
                     pairs = [(int(key), 1.0 - float(dist)) for key, dist in zip(res.keys, res.distances, strict=False)]
                 else:
                     mat = m.matrix(self.space.dim, in_memory=use_graph)
-                    if pool is not None and len(rows) >= SPLIT_MIN_ROWS:
-                        half = len(rows) // 2
-                        other = pool.submit(np.dot, mat[half:], q)
-                        sims = np.concatenate([np.asarray(mat[:half] @ q), np.asarray(other.result())])
-                    else:
-                        sims = np.asarray(mat @ q)
-                    if want < len(rows):
-                        idx = np.argpartition(-sims, want - 1)[:want]
-                    else:
-                        idx = np.arange(len(rows))
-                    pairs = [(int(i), float(sims[i])) for i in idx]
+                    pdim = int(((self.manifest.get("scopes") or {}).get(scope) or {}).get("proj") or 0)
+                    proj = m.projection(self.space.dim, pdim, in_memory=use_graph) if pdim else None
+                    idx, sims = exact_top(mat, q, want, pool=pool, projection=proj)
+                    pairs = [(int(i), float(x)) for i, x in zip(idx, sims, strict=True)]
                 for i, sim in pairs:
                     rid, dg = rows[i]
                     if rid not in dead:
@@ -394,6 +426,80 @@ class VectorIndex:
         return {"main": main, "delta": delta, "dead": dead, "vectors": main - dead + delta}
 
 
+def _product(mat: Any, q: Any, pool: Executor | None) -> Any:
+    """``mat @ q``, split in two halves over ``pool`` for big matrices (BLAS releases the GIL)."""
+    import numpy as np
+
+    if pool is not None and len(mat) >= SPLIT_MIN_ROWS:
+        half = len(mat) // 2
+        other = pool.submit(np.dot, mat[half:], q)
+        return np.concatenate([np.asarray(mat[:half] @ q), np.asarray(other.result())])
+    return np.asarray(mat @ q)
+
+
+def exact_top(mat: Any, q: Any, want: int, *, pool: Executor | None = None,
+              projection: tuple[Any, Any, Any] | None = None) -> tuple[Any, Any]:
+    """The exact top ``want`` rows of ``mat`` by inner product with ``q``: (row indexes, products).
+
+    With ``projection`` (basis, projected rows, residual norms; see ``PROJ_MIN_ROWS``) most rows
+    are ruled out by their upper bound and only the others are computed in full; the rows
+    returned are the same (up to ties) as without it. Not sorted.
+    """
+    import numpy as np
+
+    n = len(mat)
+    if want >= n:
+        idx = np.arange(n)
+        return idx, _product(mat, q, pool)
+    if projection is not None:
+        basis, proj, resid = projection
+        qp = basis @ q
+        qr = float(np.linalg.norm(q - basis.T @ qp)) * (1.0 + 1e-5) + 1e-6
+        ub = _product(proj, qp, pool)
+        ub += np.float32(qr) * resid
+        seed = min(n, 4 * want)
+        i0 = np.argpartition(-ub, seed - 1)[:seed] if seed < n else np.arange(n)
+        e0 = np.asarray(mat[np.sort(i0)] @ q)
+        # the want-th best of these rows is reached, so no row scoring less can be in the top
+        t = -float(np.partition(-e0, want - 1)[want - 1]) - PROJ_MARGIN
+        cand = np.flatnonzero(ub >= t)
+        if 3 * len(cand) <= n:  # else a plain scan is cheaper than gathering the candidates
+            s = np.asarray(mat[cand] @ q)
+            sel = np.argpartition(-s, want - 1)[:want] if len(cand) > want else np.arange(len(cand))
+            return cand[sel], s[sel]
+    sims = _product(mat, q, pool)
+    idx = np.argpartition(-sims, want - 1)[:want]
+    return idx, sims[idx]
+
+
+def make_projection(mat: Any, *, variance: float = PROJ_VARIANCE,
+                    max_fraction: float = PROJ_MAX_FRACTION, seed: int = 0) -> tuple[Any, Any, Any] | None:
+    """(basis, projected rows, residual norms) for ``exact_top``, or None when the rows'
+    variance is spread over too many directions for the bound to prune (see ``PROJ_MIN_ROWS``)."""
+    import numpy as np
+
+    n, dim = mat.shape
+    rng = np.random.default_rng(seed)
+    sample = mat[np.sort(rng.choice(n, PROJ_SAMPLE, replace=False))] if n > PROJ_SAMPLE else mat
+    _u, sv, vt = np.linalg.svd(np.asarray(sample, dtype=np.float64), full_matrices=False)
+    share = np.cumsum(sv ** 2) / max(float(np.sum(sv ** 2)), 1e-30)
+    pdim = int(np.searchsorted(share, variance) + 1)
+    pdim = -(-pdim // 32) * 32  # whole SIMD blocks
+    if pdim > int(dim * max_fraction):
+        return None
+    basis = np.ascontiguousarray(vt[:pdim], dtype=np.float32)
+    proj = np.empty((n, pdim), dtype=np.float32)
+    resid = np.empty(n, dtype=np.float32)
+    b64 = basis.astype(np.float64)
+    for a in range(0, n, 8192):
+        block = np.asarray(mat[a:a + 8192], dtype=np.float64)
+        p = block @ b64.T
+        proj[a:a + 8192] = p
+        r = np.linalg.norm(block - p @ b64, axis=1)
+        resid[a:a + 8192] = r * (1.0 + 1e-5) + 1e-6  # rounded up: the bound must hold
+    return basis, proj, resid
+
+
 def build_vectors(
     dest: Path,
     space: EmbeddingSpace,
@@ -402,6 +508,7 @@ def build_vectors(
     lex_generation: str | None,
     lex_seq: int,
     hnsw_min_rows: int = HNSW_MIN_ROWS,
+    proj_min_rows: int | None = None,
 ) -> dict[str, Any]:
     """Write a generation from ready vectors: ``per_scope[scope] = [(id, digest, vector)]``."""
     import numpy as np
@@ -421,7 +528,14 @@ def build_vectors(
                       connectivity=HNSW_PARAMS["connectivity"], expansion_add=HNSW_PARAMS["expansion_add"])
             g.add(np.arange(len(items), dtype=np.uint64), mat, threads=1)
             g.save(str(dest / f"{scope}.usearch"))
-        scopes_meta[scope] = {"rows": len(items), "hnsw": hnsw}
+        pdim = 0
+        if not hnsw and len(items) >= (PROJ_MIN_ROWS if proj_min_rows is None else proj_min_rows):
+            got = make_projection(mat)
+            if got is not None:
+                for name, arr in zip(("basis", "proj", "resid"), got, strict=True):
+                    np.save(dest / f"{scope}.{name}.npy", arr)
+                pdim = int(got[0].shape[0])
+        scopes_meta[scope] = {"rows": len(items), "hnsw": hnsw, "proj": pdim}
     db = _open_db(dest / "vectors.db", create=True)
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lex_generation', ?)", (lex_generation or "",))
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lex_seq', ?)", (str(lex_seq),))
