@@ -20,8 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IndexUnavailableError, InvalidInputError
+from ..errors import IndexUnavailableError
 from ..ids import ID_RE
+from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
+from ..lexfast import query_words as query_words  # re-exported (one definition)
+from ..lexfast import run_query
 from ..record import STATUSES, Record, canonical_body
 from ..timeutil import format_time, now
 from .common import (
@@ -39,8 +42,6 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 WRITER_HEAP = 64 * 1024 * 1024
-_WORD = re.compile(r"\w+", re.UNICODE)
-_OPERATORS = {"and", "or", "not", "to", "in"}
 
 
 def _ms(t: _dt.datetime | None) -> int:
@@ -169,11 +170,6 @@ def make_doc(rec: DocFields) -> Any:
     )
 
 
-def query_words(text: str) -> list[str]:
-    """The searchable words of a free-text query (operators and punctuation dropped)."""
-    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in _OPERATORS]
-
-
 # -- state table ------------------------------------------------------------------------------
 
 STATE_SQL = """
@@ -209,8 +205,6 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
 
 LEXICAL_REBUILD_HINT = "run `mem rebuild --lexical`: it rebuilds the index from the records, nothing is lost"
 
-#: What tantivy raises for a damaged or vanished index (it maps its errors to these).
-TANTIVY_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, RuntimeError)
 
 
 def damaged(path: Path, exc: BaseException, what: str = "read") -> IndexUnavailableError:
@@ -421,36 +415,11 @@ class LexicalIndex:
         tags: Sequence[str] | None,
         limit: int,
     ) -> list[LexHit]:
-        import tantivy
-
-        words = query_words(text)
-        if not words:
-            raise InvalidInputError(f"the query {text!r} has no searchable words")
-        idx = self.index
-        schema = idx.schema
-        try:
-            q_text = idx.parse_query(" ".join(words), ["content"])
-        except ValueError as exc:
-            raise InvalidInputError(f"bad query {text!r}: {exc}") from None
-        must: list[tuple[Any, Any]] = [(tantivy.Occur.Must, q_text)]
-        for field, values in (("scope", scopes), ("kind", kinds), ("status", statuses)):
-            if values is not None:
-                must.append((tantivy.Occur.Must, tantivy.Query.term_set_query(schema, field, list(values))))
-        for t in tags or ():
-            must.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "tags", t)))
-        q = tantivy.Query.boolean_query(must)
-        s = self.searcher()
-        out: list[LexHit] = []
-        try:
-            res = s.search(q, limit=limit, count=False)
-            for score, addr in res.hits:
-                d = s.doc(addr)
-                out.append(LexHit(d["id"][0], d["scope"][0], float(score), d["digest"][0]))
-        except TANTIVY_ERRORS as exc:  # e.g. a deleted or truncated segment file
-            raise damaged(self.path, exc) from None
-        except (KeyError, IndexError) as exc:  # a stored document without its fields
-            raise damaged(self.path, exc) from None
-        return out
+        """The best ``limit`` documents (the query is built by lexfast.run_query, which the lean
+        read path of ``mem search`` shares); tantivy damage raises IndexUnavailableError."""
+        rows = run_query(lambda: self.index, self.searcher, text, scopes=scopes, kinds=kinds,
+                         statuses=statuses, tags=tags, limit=limit, damaged=lambda exc: damaged(self.path, exc))
+        return [LexHit(*row) for row in rows]
 
     def stats(self) -> dict[str, Any]:
         s = self.searcher()

@@ -415,9 +415,7 @@ def test_constants_are_the_full_paths() -> None:
     assert lexfast.SCHEMA_VERSION == lexical.SCHEMA_VERSION
     assert (lexfast.PENDING_FILE, lexfast.FULL_SCAN_MAX_DOCS) == (PENDING_FILE, FULL_SCAN_MAX_DOCS)
     assert lexfast.STATUS_PRIOR == STATUS_PRIOR and lexfast.DEFAULT_STATUSES == DEFAULT_STATUSES
-    assert lexical.TANTIVY_ERRORS == lexfast.TANTIVY_ERRORS
-    for q in ("Budget AND plan", "what's in-the river? (or not)", "Ünïcode ✓ words_2", "to in", "!!!"):
-        assert lexical.query_words(q) == lexfast.query_words(q)
+    assert lexical.query_words is lexfast.query_words and lexical.TANTIVY_ERRORS is lexfast.TANTIVY_ERRORS
 
 
 def _random_record(rng: random.Random) -> Any:
