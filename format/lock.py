@@ -28,6 +28,11 @@ class WriterLock:
     def held(self) -> bool:
         return self._fd is not None
 
+    def fileno(self) -> int | None:
+        """The descriptor that holds the lock (None when not held). A forked child must close its
+        copy: the ``flock`` belongs to the open file description, which the copy keeps alive."""
+        return self._fd
+
     def acquire(self) -> None:
         if self._fd is not None:
             self._depth += 1

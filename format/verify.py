@@ -29,10 +29,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
 import re
-import threading
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,6 +58,7 @@ from .record import (
 )
 from .store import source_key
 from .tombstones import TombstoneSet
+from .workers import pool_size, worker_pool
 
 SEVERITIES = ("error", "warning")
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
@@ -1210,40 +1209,10 @@ def _run_task(job: _Job, task: tuple[int, int, int]) -> _TaskResult:
     ]
 
 
-_POOL_JOB: _Job | None = None  # set in each worker process by _init_worker
-
-
-def _init_worker(job: _Job) -> None:
-    global _POOL_JOB
-    _POOL_JOB = job
-
-
-def _pool_task(task: tuple[int, int, int]) -> _TaskResult:
-    assert _POOL_JOB is not None
-    return _run_task(_POOL_JOB, task)
-
-
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _pool_size(total: int, workers: int | None) -> int:
-    """How many processes read ``total`` record files; 1: this one, no pool.
-
-    ``workers`` None chooses: one per CPU from :data:`POOL_MIN_RECORDS` files on, and only in a
-    process with a single thread (forking a process whose other threads may hold locks is not
-    safe). A pool needs a platform that forks.
-    """
-    if total == 0 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    if workers is None:
-        if total < POOL_MIN_RECORDS or threading.active_count() > 1:
-            return 1
-        return _cpus()
-    return max(1, workers)
+    """How many processes read ``total`` record files; 1: this one, no pool (see
+    :func:`mem.format.workers.pool_size`: one per CPU from :data:`POOL_MIN_RECORDS` files on)."""
+    return pool_size(total, workers, POOL_MIN_RECORDS)
 
 
 @contextlib.contextmanager
@@ -1254,33 +1223,19 @@ def _run_checks(
     ``job``, task by task in file order.
 
     On a large store (or when ``workers`` asks for it) a pool of forked worker processes starts
-    at once: one checks the audit log while the others read record files, then it reads record
-    files too; this process only merges. Otherwise everything runs lazily in this process. A
-    worker that dies makes the check fail (BrokenProcessPool), never hang.
+    at once (:mod:`mem.format.workers`): one checks the audit log while the others read record
+    files, then it reads record files too; this process only merges. Otherwise everything runs
+    lazily in this process. A worker that dies makes the check fail (BrokenProcessPool), never
+    hang.
     """
-    total = job.total if job is not None else 0
-    workers = _pool_size(total, workers)
-    log_args = (str(root), full)
-    if job is None or workers < 2:
-        tasks = _tasks(job, _CHUNK_MAX) if job is not None else []
-        yield (lambda: _check_log_files(*log_args)), (_run_task(job, t) for t in tasks if job)
+    if job is None:
+        yield (lambda: _check_log_files(str(root), full)), iter(())
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunk = min(_CHUNK_MAX, max(1, -(-total // (workers * 8))))
-    pool = ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_init_worker,
-        initargs=(job,),
-    )
-    done = False
-    try:
-        log = pool.submit(_check_log_files, *log_args)  # queued first: a worker starts on it
-        yield log.result, pool.map(_pool_task, _tasks(job, chunk))
-        done = True
-    finally:
-        pool.shutdown(wait=True, cancel_futures=not done)
+    total = job.total
+    with worker_pool(job, _pool_size(total, workers)) as pool:
+        log = pool.call(_check_log_files, str(root), full)  # queued first: a worker starts on it
+        chunk = _CHUNK_MAX if pool.size < 2 else min(_CHUNK_MAX, max(1, -(-total // (pool.size * 8))))
+        yield log, pool.map(_run_task, _tasks(job, chunk))
 
 def _scan(d: Path) -> list[os.DirEntry[str]]:
     try:
