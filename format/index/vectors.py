@@ -79,7 +79,7 @@ SPLIT_MIN_ROWS = 16_384
 #: a similarity already reached cannot be in the top k, so only the others are computed in full.
 #: The result is exactly the exact top k (bench/README.md, "Vector search settings").
 PROJ_MIN_ROWS = 8_192
-PROJ_VARIANCE = 0.97
+PROJ_VARIANCE = 0.98
 PROJ_MAX_FRACTION = 2 / 3
 PROJ_SAMPLE = 20_000
 #: Safety margin on the pruning threshold (float32 rounding of the bound and the products).
