@@ -166,6 +166,7 @@ def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) 
                 np.argpartition(-sims, 10)[:10]
                 tt.append((time.perf_counter() - t) * 1000)
             rows.append((f"exact numpy top-10 over {len(m.rows):,} rows p50 (ms)", f"{pct(tt, .5):.2f}"))
+        measure_pruning(vec, emb, queries, rows)
 
     if not a.skip_quality and (root / "quality.json").exists():
         qset = json.loads((root / "quality.json").read_text())
@@ -188,6 +189,45 @@ def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) 
                 rows.append((f"quality {mode} {kind} ({k} queries): recall@5 / recall@10 / MRR",
                              f"{r5 / k:.3f} / {r10 / k:.3f} / {mrr / k:.3f}"))
     s.close()
+
+
+def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str, str]]) -> None:
+    """The vector arm's exact top 40 over every scope: plain product vs pruned (projection),
+    interleaved query by query, with both results compared."""
+    import numpy as np
+
+    from mem.format.index.vectors import exact_top
+
+    root = vec.index_dir.parent.parent
+    qtexts = list(queries)
+    if (root / "quality.json").exists():
+        qtexts += [q["query"] for q in json.loads((root / "quality.json").read_text())]
+    qs = emb.embed(qtexts)
+    scopes = []
+    for sc in vec.scopes():
+        m = vec.main(sc)
+        if not m.rows:
+            continue
+        pdim = int((vec.manifest["scopes"].get(sc) or {}).get("proj") or 0)
+        mat = m.matrix(vec.space.dim, in_memory=True)
+        scopes.append((mat, m.projection(vec.space.dim, pdim, in_memory=True) if pdim else None))
+    if not any(p is not None for _m, p in scopes):
+        rows.append(("pruned exact vector search", "no scope has a projection"))
+        return
+    plain, pruned, same = [], [], 0
+    for qv in qs:
+        for label, acc in (("plain", plain), ("pruned", pruned)):
+            t = time.perf_counter()
+            got = [exact_top(mat, qv, 40, projection=proj if label == "pruned" else None) for mat, proj in scopes]
+            acc.append((time.perf_counter() - t) * 1000)
+            if label == "plain":
+                ref = got
+        same += all(np.allclose(np.sort(a[1]), np.sort(b[1]), atol=1e-5) for a, b in zip(ref, got, strict=True))
+    n_rows = sum(len(mat) for mat, _p in scopes)
+    dims = sorted({int(p[0].shape[0]) for _m, p in scopes if p is not None})
+    rows.append((f"vector arm top 40 over all {n_rows:,} rows, {len(qs)} queries: plain / pruned (proj {dims}) p50 ms",
+                 f"{pct(plain, .5):.2f} / {pct(pruned, .5):.2f} ({pct(plain, .5) / max(pct(pruned, .5), 1e-9):.2f}x); "
+                 f"same top 40: {same}/{len(qs)}"))
 
 
 def measure_add(root: Path, env: dict[str, str], rows: list[tuple[str, str]]) -> None:

@@ -378,14 +378,15 @@ class VectorIndex:
     ) -> list[VecHit]:
         """Top ``k`` by cosine similarity within each of ``scopes``, merged.
 
-        With ``pool``, the product over a matrix of at least ``SPLIT_MIN_ROWS`` rows is split in
-        two halves computed at once (BLAS releases the GIL).
+        With ``pool``, several scopes are searched at once, or a single big scope's products are
+        split in two halves computed at once (numpy and BLAS release the GIL).
         """
         import numpy as np
 
         self._refresh_cache()
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         out: list[VecHit] = []
+        jobs: list[tuple[str, Any, Any, int]] = []  # exact searches: scope, matrix, projection, want
         for scope in scopes:
             m = self.main(scope)
             dead = self._dead.get(scope, set())
@@ -396,17 +397,13 @@ class VectorIndex:
                 if g is not None:
                     g.expansion_search = max(expansion or HNSW_PARAMS["expansion_search"], want)
                     res = g.search(q, want, threads=1)
-                    pairs = [(int(key), 1.0 - float(dist)) for key, dist in zip(res.keys, res.distances, strict=False)]
+                    self._collect(out, scope, [(int(key), 1.0 - float(dist))
+                                               for key, dist in zip(res.keys, res.distances, strict=False)])
                 else:
                     mat = m.matrix(self.space.dim, in_memory=use_graph)
                     pdim = int(((self.manifest.get("scopes") or {}).get(scope) or {}).get("proj") or 0)
                     proj = m.projection(self.space.dim, pdim, in_memory=use_graph) if pdim else None
-                    idx, sims = exact_top(mat, q, want, pool=pool, projection=proj)
-                    pairs = [(int(i), float(x)) for i, x in zip(idx, sims, strict=True)]
-                for i, sim in pairs:
-                    rid, dg = rows[i]
-                    if rid not in dead:
-                        out.append(VecHit(scope, rid, dg, sim))
+                    jobs.append((scope, mat, proj, want))
             delta = self._delta.get(scope)
             if delta:
                 ids = list(delta)
@@ -414,8 +411,30 @@ class VectorIndex:
                 sims = mat @ q
                 for j, rid in enumerate(ids):
                     out.append(VecHit(scope, rid, delta[rid][0], float(sims[j])))
+        if pool is not None and len(jobs) > 1:
+            # the first (main thread) and the others (workers) at once; no nested submissions
+            later = [(scope, pool.submit(exact_top, mat, q, want, projection=proj))
+                     for scope, mat, proj, want in jobs[1:]]
+            scope, mat, proj, want = jobs[0]
+            self._collect(out, scope, exact_top(mat, q, want, projection=proj))
+            for scope, fut in later:
+                self._collect(out, scope, fut.result())
+        else:
+            for scope, mat, proj, want in jobs:
+                self._collect(out, scope, exact_top(mat, q, want, pool=pool, projection=proj))
         out.sort(key=lambda h: (-h.similarity, h.id))
         return out[:k]
+
+    def _collect(self, out: list[VecHit], scope: str, found: Any) -> None:
+        """Append the live main rows of ``found`` ((row, similarity) pairs or exact_top's arrays)."""
+        if isinstance(found, tuple):
+            found = zip(found[0].tolist(), found[1].tolist(), strict=True)
+        rows = self.main(scope).rows
+        dead = self._dead.get(scope, set())
+        for i, sim in found:
+            rid, dg = rows[int(i)]
+            if rid not in dead:
+                out.append(VecHit(scope, rid, dg, float(sim)))
 
     # -- stats ------------------------------------------------------------------------------
 
