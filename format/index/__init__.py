@@ -7,9 +7,10 @@ package is cheap (no tantivy, numpy, usearch or model); those load only when use
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -90,17 +91,22 @@ class _Plan:
 
 def _read_fields(path: Path, scope: str, rid: str) -> DocFields:
     """Index fields of a record file: the canonical fast path, else the full parser."""
-    from .lexical import DocFields, fast_fields
-
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise RecordParseError(f"cannot read record: {exc.strerror}", path=path) from None
+    return _fields_of(raw, path, scope, rid)
+
+
+def _fields_of(raw: bytes, path: str | Path, scope: str, rid: str) -> DocFields:
+    """Index fields of the bytes ``raw`` of the record file ``path`` (see _read_fields)."""
+    from .lexical import DocFields, fast_fields
+
     f = fast_fields(raw)
     if f is None:
-        return DocFields.from_record(_read_checked(path, scope, rid))
+        return DocFields.from_record(_read_checked(Path(path), scope, rid))
     if f.id != rid or f.scope != scope:
         raise RecordParseError(
             f"file name and frontmatter disagree (file says {scope}/{rid}, frontmatter says {f.scope}/{f.id})",
@@ -562,29 +568,163 @@ class BuiltIndexes:
         }
 
 
-def _collect(store: Store, progress: Progress | None) -> tuple[list[tuple[DocFields, int, int]], dict[str, int], list[str]]:
-    items: list[tuple[DocFields, int, int]] = []
+#: From this many record files on, a build reads and parses them in forked worker processes
+#: (one per CPU) while this process feeds tantivy; below it, starting the pool costs more than
+#: it saves (measured: bench/README.md, "Rebuild (lexical)").
+POOL_MIN_RECORDS = 2000
+#: Record files per task of a worker: small, so that tantivy gets its first documents early.
+READ_CHUNK = 500
+_O_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadJob:
+    """The record files a build reads: per scope, the ids to read, in order (a worker's job)."""
+
+    rdir: str
+    scopes: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @property
+    def total(self) -> int:
+        return sum(len(ids) for _s, ids in self.scopes)
+
+
+#: One record file read for a build: the values of its DocFields, then the file's mtime_ns and
+#: size; a str: why it is skipped (the error, naming the file); None: it vanished meanwhile.
+#: Plain tuples and strings: this is what a worker sends back (a named tuple pickles 3x slower).
+_Read = tuple[Any, ...] | str | None
+
+
+def _record_ids(d: str) -> list[str]:
+    """The record ids of a scope folder, in order: the files Store.iter_paths lists."""
+    from ..ids import ID_RE
+
+    try:
+        it = os.scandir(d)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    with it:
+        names = sorted(e.name for e in it if e.name.endswith(".md") and e.is_file(follow_symlinks=False))
+    return [n[:-3] for n in names if ID_RE.match(n[:-3])]
+
+
+def _read_file(path: str) -> tuple[bytes, int, int]:
+    """The bytes of a record file and its (mtime_ns, size): one open, the stat of that file."""
+    try:
+        fd = os.open(path, _O_READ)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise RecordParseError(f"cannot read record: {exc.strerror}", path=path) from None
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        raw = os.read(fd, size + 1)
+        if len(raw) != size:  # changed while read, or a short read: read on to the end
+            parts = [raw]
+            while b := os.read(fd, 1 << 20):
+                parts.append(b)
+            raw = b"".join(parts)
+    except OSError as exc:
+        raise RecordParseError(f"cannot read record: {exc.strerror}", path=path) from None
+    finally:
+        os.close(fd)
+    return raw, st.st_mtime_ns, size
+
+
+def _read_tasks(job: _ReadJob, chunk: int) -> list[tuple[int, int, int]]:
+    """(scope index, start, stop): runs of at most ``chunk`` files of one scope, in file order."""
+    return [(si, start, min(start + chunk, len(ids)))
+            for si, (_s, ids) in enumerate(job.scopes) for start in range(0, len(ids), chunk)]
+
+
+def _read_task(job: _ReadJob, task: tuple[int, int, int]) -> list[_Read]:
+    """Read and parse the record files of one task (in a worker process, or in this one)."""
+    from .lexical import fast_fields
+
+    si, start, stop = task
+    scope, ids = job.scopes[si]
+    sdir = os.path.join(job.rdir, scope, "")
+    out: list[_Read] = []
+    for rid in ids[start:stop]:
+        path = sdir + rid + ".md"
+        try:
+            raw, mtime, size = _read_file(path)
+            f = fast_fields(raw)
+            if f is None or f.id != rid or f.scope != scope:
+                f = _fields_of(raw, path, scope, rid)  # the full parser, or the error naming the file
+        except FileNotFoundError:
+            out.append(None)
+            continue
+        except RecordParseError as exc:
+            out.append(str(exc))
+            continue
+        out.append((*f, mtime, size))
+    return out
+
+
+class _Records:
+    """The records of a build in file order: iterate once for (DocFields, mtime_ns, size).
+
+    ``skipped`` fills with the errors of the files that cannot be read, as they are met; the
+    progress bar (if any) advances file by file.
+    """
+
+    def __init__(self, results: Iterable[_Read], total: int, mtimes: dict[str, int],
+                 progress: Progress | None) -> None:
+        self.mtimes = mtimes
+        self.total = total
+        self.skipped: list[str] = []
+        self._results = results
+        self._progress = progress
+
+    def __iter__(self) -> Iterator[tuple[DocFields, int, int]]:
+        from .lexical import DocFields
+
+        fields = DocFields._make
+        it = self._results
+        if self._progress is not None:
+            it = self._progress(it, self.total, "reading records")
+        skipped = self.skipped
+        for r in it:
+            if r is None:
+                continue
+            if isinstance(r, str):
+                skipped.append(r)
+                continue
+            yield fields(r[:11]), r[11], r[12]
+
+
+@contextlib.contextmanager
+def _reading(store: Store, progress: Progress | None, workers: int | None = None) -> Iterator[_Records]:
+    """The records of ``store`` for a build (see _Records).
+
+    From POOL_MIN_RECORDS files on (or when ``workers`` asks for it) forked worker processes
+    read and parse them, task by task, and this process takes their results in file order as
+    they come; the pool forks here, before the caller starts tantivy's threads or a progress
+    bar. Otherwise this process reads them as they are iterated. The result is the same.
+    """
+    from ..workers import pool_size, worker_pool
+
     mtimes: dict[str, int] = {}
-    skipped: list[str] = []
-    paths: list[tuple[str, str, Path]] = []
+    scopes: list[tuple[str, tuple[str, ...]]] = []
+    rdir = str(store.records_dir)
     for s in store.scopes():
         mtimes[s] = _dir_mtime(store.records_dir / s)  # before listing: later changes show
         tomb = store.tombstones.load(s).ids
-        paths.extend(p for p in store.iter_paths([s]) if p[1] not in tomb)
-    it: Iterable[tuple[str, str, Path]] = paths
-    if progress is not None:
-        it = progress(paths, len(paths), "reading records")
-    for scope, rid, path in it:
-        try:
-            fst = os.stat(path)
-            rec = _read_fields(path, scope, rid)
-        except FileNotFoundError:
-            continue
-        except RecordParseError as exc:
-            skipped.append(str(exc))
-            continue
-        items.append((rec, fst.st_mtime_ns, fst.st_size))
-    return items, mtimes, skipped
+        scopes.append((s, tuple(r for r in _record_ids(os.path.join(rdir, s)) if r not in tomb)))
+    job = _ReadJob(rdir, tuple(scopes))
+    lock_fd = store.lock.fileno()
+    with worker_pool(job, pool_size(job.total, workers, POOL_MIN_RECORDS),
+                     close_fds=() if lock_fd is None else (lock_fd,)) as pool:
+        results = pool.map(_read_task, _read_tasks(job, READ_CHUNK))
+        yield _Records(itertools.chain.from_iterable(results), job.total, mtimes, progress)
+
+
+def _kept(items: Iterable[T], into: list[T]) -> Iterator[T]:
+    for x in items:
+        into.append(x)
+        yield x
 
 
 def _reuse_vectors(
@@ -641,18 +781,29 @@ def build_indexes(
     progress: Progress | None = None,
     reuse_vectors: bool = True,
     batch: int = 64,
+    workers: int | None = None,
 ) -> BuiltIndexes:
-    """Build fresh index generations from the records alone into ``dest`` (see spec/index.md)."""
+    """Build fresh index generations from the records alone into ``dest`` (see spec/index.md).
+
+    ``workers``: processes that read the record files (None: one per CPU from POOL_MIN_RECORDS
+    files on, else this process alone; 1: this process alone).
+    """
     from .common import new_generation
 
     built = BuiltIndexes(dest)
-    items, mtimes, built.skipped = _collect(store, progress)
-    built.records = len(items)
     lex_gen = new_generation("lexical")
-    if lexical:
-        from .lexical import build_lexical
+    items: list[tuple[DocFields, int, int]] = []
+    with _reading(store, progress, workers) as recs:
+        if lexical:
+            from .lexical import build_lexical
 
-        built.lexical = build_lexical(dest / lex_gen, items, mtimes)
+            # tantivy indexes the records as they are read (by the workers, on a large store)
+            built.lexical = build_lexical(dest / lex_gen, _kept(recs, items) if vectors else recs, recs.mtimes)
+            built.records = int(built.lexical["docs"])
+        else:
+            items = list(recs)
+            built.records = len(items)
+    built.skipped, mtimes = recs.skipped, recs.mtimes
     if vectors:
         from ..embed import load_embedder
         from .lexical import LexicalIndex
@@ -727,13 +878,14 @@ def rebuild(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
     reuse_vectors: bool = False,
+    workers: int | None = None,
 ) -> BuiltIndexes:
     """Rebuild the chosen indexes from the records and swap them in, under the writer lock."""
     with store.lock:
         dest = new_build_dir(store.index_dir)
         try:
             built = build_indexes(store, dest, lexical=lexical, vectors=vectors, embedder=embedder,
-                                  progress=progress, reuse_vectors=reuse_vectors)
+                                  progress=progress, reuse_vectors=reuse_vectors, workers=workers)
             swap_in(store, built)
         except BaseException:
             remove_tree(dest)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import IndexUnavailableError
 from ..ids import ID_RE
@@ -67,9 +67,8 @@ def build_schema() -> Any:
     return sb.build()
 
 
-@dataclass(frozen=True, slots=True)
-class DocFields:
-    """What the indexes keep of a record."""
+class DocFields(NamedTuple):
+    """What the indexes keep of a record (a tuple: cheap to build, and to send from a worker)."""
 
     id: str
     scope: str
@@ -91,6 +90,24 @@ class DocFields:
 
 _WANT = frozenset(("id", "scope", "kind", "status", "confidence", "tags", "valid_from", "valid_to", "recorded_at"))
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+#: The canonical layout (dump_frontmatter's order) up to recorded_at, then lines that are none of
+#: the keys the index reads, up to the first ``---`` line: a text it matches is one the line scan
+#: of fast_fields reads the same way (each key once, the value after the first ": "), in one match.
+_CANONICAL = re.compile(
+    "---\n"
+    "id: ([^\n]*)\n"
+    "scope: ([^\n]*)\n"
+    "kind: ([^\n]*)\n"
+    "status: ([^\n]*)\n"
+    "confidence: ([^\n]*)\n"
+    "(?:tags: ([^\n]*)\n)?"
+    "(?:valid_from: ([^\n]*)\n)?"
+    "(?:valid_to: ([^\n]*)\n)?"
+    "recorded_at: ([^\n]*)\n"
+    f"(?:(?!---\n|(?:{'|'.join(sorted(_WANT))})(?:: |\n))[^\n]*\n)*"
+    "---\n"
+)
+_json_value = json.JSONDecoder().decode  # json.loads without its wrapper
 
 
 def _fast_ms(v: str | None) -> int | None:
@@ -101,23 +118,12 @@ def _fast_ms(v: str | None) -> int | None:
     return int(_dt.datetime.fromisoformat(v).timestamp() * 1000)
 
 
-def fast_fields(raw: bytes) -> DocFields | None:
-    """The index fields of a record file in the canonical layout, or None (use the full parser).
-
-    A line scanner for the keys the index needs; anything unusual returns None. It does not
-    validate the whole record: every search hit is re-read with the full parser anyway.
-    """
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+def _scan_lines(text: str) -> tuple[dict[str, str], int] | None:
+    """The values of the keys the index reads, and where the body starts (line by line)."""
     if not text.startswith("---\n"):
         return None
     end = text.find("\n---\n", 3)
     if end < 0:
-        return None
-    body = text[end + 5:]
-    if not body or canonical_body(body) != body:
         return None
     vals: dict[str, str] = {}
     for line in text[4:end].split("\n"):
@@ -128,20 +134,51 @@ def fast_fields(raw: bytes) -> DocFields | None:
             if not sep or k in vals:
                 return None
             vals[k] = v
+    return vals, end + 5
+
+
+def fast_fields(raw: bytes) -> DocFields | None:
+    """The index fields of a record file in the canonical layout, or None (use the full parser).
+
+    A scanner for the keys the index needs (one regular expression for the canonical layout,
+    else line by line); anything unusual returns None. It does not validate the whole record:
+    every search hit is re-read with the full parser anyway.
+    """
     try:
-        rid, scope, kind, status = vals["id"], vals["scope"], vals["kind"], vals["status"]
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    m = _CANONICAL.match(text)
+    if m is not None:
+        rid, scope, kind, status, conf_raw, tags_raw, vf_raw, vt_raw, rec_raw = m.groups()
+        body = text[m.end():]
+    else:
+        scanned = _scan_lines(text)
+        if scanned is None:
+            return None
+        vals, at = scanned
+        try:
+            rid, scope, kind, status, rec_raw = vals["id"], vals["scope"], vals["kind"], vals["status"], vals["recorded_at"]
+        except KeyError:
+            return None
+        conf_raw, tags_raw = vals.get("confidence", "1.0"), vals.get("tags")
+        vf_raw, vt_raw = vals.get("valid_from"), vals.get("valid_to")
+        body = text[at:]
+    if not body or canonical_body(body) != body:
+        return None
+    try:
         if scope.startswith('"'):
-            scope = json.loads(scope)
+            scope = _json_value(scope)
         tags: tuple[str, ...] = ()
-        if "tags" in vals:
-            t = json.loads(vals["tags"])
+        if tags_raw is not None:
+            t = _json_value(tags_raw)
             if not isinstance(t, list) or not all(isinstance(x, str) for x in t):
                 return None
             tags = tuple(t)
-        conf = float(vals.get("confidence", "1.0"))
-        rec_ms = _fast_ms(vals["recorded_at"])
-        vf, vt = _fast_ms(vals.get("valid_from")), _fast_ms(vals.get("valid_to"))
-    except (KeyError, ValueError):
+        conf = float(conf_raw)
+        rec_ms = _fast_ms(rec_raw)
+        vf, vt = _fast_ms(vf_raw), _fast_ms(vt_raw)
+    except ValueError:
         return None
     if rec_ms is None or vf is None or vt is None or status not in STATUSES or not ID_RE.match(rid):
         return None
@@ -154,20 +191,21 @@ def fast_fields(raw: bytes) -> DocFields | None:
 def make_doc(rec: DocFields) -> Any:
     import tantivy
 
-    return tantivy.Document(
-        key=f"{rec.scope}/{rec.id}",
-        id=rec.id,
-        scope=rec.scope,
-        kind=rec.kind,
-        status=rec.status,
-        tags=list(rec.tags),
-        digest=rec.digest,
-        content=rec.content,
-        recorded_at=rec.recorded_ms,
-        valid_from=rec.valid_from_ms,
-        valid_to=rec.valid_to_ms,
-        confidence=rec.confidence,
-    )
+    # from_dict: the same document as Document(**fields), in half the time
+    return tantivy.Document.from_dict({
+        "key": f"{rec.scope}/{rec.id}",
+        "id": rec.id,
+        "scope": rec.scope,
+        "kind": rec.kind,
+        "status": rec.status,
+        "tags": list(rec.tags),
+        "digest": rec.digest,
+        "content": rec.content,
+        "recorded_at": rec.recorded_ms,
+        "valid_from": rec.valid_from_ms,
+        "valid_to": rec.valid_to_ms,
+        "confidence": rec.confidence,
+    })
 
 
 # -- state table ------------------------------------------------------------------------------
@@ -442,15 +480,18 @@ def build_lexical(
     writer = idx.writer(heap_size=WRITER_HEAP * max(1, threads), num_threads=max(1, threads))
     db = open_state(dest / "state.db", create=True)
     rows: list[tuple[str, str, int, int, str, int]] = []
+    add = writer.add_document
     for seq, (rec, mt, sz) in enumerate(items, 1):
-        writer.add_document(make_doc(rec))
+        add(make_doc(rec))
         rows.append((rec.id, rec.scope, mt, sz, rec.digest, seq))
-    writer.commit()
-    writer.wait_merging_threads()
+    # the state rows first, while tantivy's indexing thread catches up; then its commit (nothing
+    # in ``dest`` is live before the swap: the order does not matter to a crash)
     db.execute("BEGIN")
     db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?)", rows)
     db.execute("COMMIT")
     db.close()
+    writer.commit()
+    writer.wait_merging_threads()
     return {
         "kind": LEXICAL_KIND,
         "version": POINTER_VERSION,
