@@ -138,11 +138,17 @@ def _lean(o: dict[str, Any]) -> LeanResult | None:
     )
 
 
+#: True once the lean read path has answered: it wrote and locked nothing and left nothing open, so
+#: the console script may end the process without the interpreter's finalization (cli/main.py run).
+answered_read_only = False
+
+
 def _print(res: SearchResult | LeanResult, o: dict[str, Any]) -> int:
     try:
         for w in res.warnings:
             sys.stderr.write(f"warning: {w}\n")
         render(res, o["query"], o["json"], o["explain"])
+        sys.stdout.flush()
     except BrokenPipeError:
         # the reader went away (e.g. `mem search x | head`): not an error (as cli/main.py)
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -163,7 +169,10 @@ def fast_main(args: list[str]) -> int | None:
     if o["mode"] == "lexical" and not o["explain"]:
         lean = _lean(o)
         if lean is not None:
-            return _print(lean, o)
+            global answered_read_only
+            code = _print(lean, o)
+            answered_read_only = True
+            return code
     from mem.format.errors import MemError, ValidationError
 
     g = o["global"]
