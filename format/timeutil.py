@@ -33,8 +33,12 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
     timezone-aware and truncated to milliseconds.
     """
     if isinstance(value, str) and len(value) == 24 and _CANONICAL.match(value):
-        # the canonical form (the common case): already UTC and in milliseconds
-        return _dt.datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
+        # the canonical form (the common case): already UTC and in milliseconds; the pattern
+        # does not check the calendar (month 13, February 30): fromisoformat does
+        try:
+            return _dt.datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
+        except ValueError:
+            raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)") from None
     if isinstance(value, _dt.datetime):
         t = value
     elif isinstance(value, _dt.date):
