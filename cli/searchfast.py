@@ -66,6 +66,11 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             break
     if i >= len(args) or args[i] != "search":
         return None
+    if "lock_timeout" in g:
+        try:
+            float(g["lock_timeout"])
+        except ValueError:
+            return None  # typer's usage error (exit 2), as for every other command
     o: dict[str, Any] = {"scope": [], "kind": [], "tag": [], "status": [], "mode": "hybrid", "k": "10",
                          "json": False, "explain": False, "as_of": None, "known_at": None}
     query: list[str] = []

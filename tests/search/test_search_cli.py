@@ -144,3 +144,11 @@ def test_fast_path_matches_typer_command(cli_store: tuple[Path, dict[str, str]],
             build_app("search")(args=args, prog_name="mem", standalone_mode=False)
         typer_out = capsys.readouterr().out
         assert fast == typer_out and fast
+
+
+def test_bad_global_option_is_the_same_usage_error_for_search(cli_store: tuple[Path, dict[str, str]]) -> None:
+    root, _ = cli_store
+    for cmd in (["search", "tea", "--mode", "lexical"], ["search", "tea"], ["list"]):
+        r = run_mem("--store", str(root), "--lock-timeout", "x", *cmd, env=ENV)
+        assert r.returncode == 2 and r.stdout == "", (cmd, r.stderr)
+        assert "Invalid value for '--lock-timeout'" in r.stderr
