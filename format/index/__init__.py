@@ -639,21 +639,36 @@ def _read_tasks(job: _ReadJob, chunk: int) -> list[tuple[int, int, int]]:
 
 
 def _read_task(job: _ReadJob, task: tuple[int, int, int]) -> list[_Read]:
-    """Read and parse the record files of one task (in a worker process, or in this one)."""
+    """Read and parse the record files of one task (in a worker process, or in this one).
+
+    All the files first, then all the parsing: interleaved, each file's system calls left the
+    parser's code and data cold (26 instead of 19 us a file, measured at 10k).
+    """
     from .lexical import fast_fields
 
     si, start, stop = task
     scope, ids = job.scopes[si]
     sdir = os.path.join(job.rdir, scope, "")
-    out: list[_Read] = []
+    files: list[tuple[bytes, int, int] | str | None] = []
     for rid in ids[start:stop]:
-        path = sdir + rid + ".md"
         try:
-            raw, mtime, size = _read_file(path)
+            files.append(_read_file(sdir + rid + ".md"))
+        except FileNotFoundError:
+            files.append(None)
+        except RecordParseError as exc:
+            files.append(str(exc))
+    out: list[_Read] = []
+    for rid, got in zip(ids[start:stop], files, strict=True):
+        if got is None or isinstance(got, str):
+            out.append(got)
+            continue
+        raw, mtime, size = got
+        try:
             f = fast_fields(raw)
             if f is None or f.id != rid or f.scope != scope:
-                f = _fields_of(raw, path, scope, rid)  # the full parser, or the error naming the file
-        except FileNotFoundError:
+                # the full parser, or the error naming the file
+                f = _fields_of(raw, sdir + rid + ".md", scope, rid)
+        except FileNotFoundError:  # the full parser reads the file again: gone meanwhile
             out.append(None)
             continue
         except RecordParseError as exc:
