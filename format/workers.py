@@ -44,6 +44,15 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+def threads() -> int:
+    """Threads of this process: the system's count where it tells (tantivy, onnxruntime and BLAS
+    start threads Python does not know of: a searcher leaves some behind), else Python's."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
 def pool_size(total: int, workers: int | None, min_total: int) -> int:
     """How many processes work on ``total`` items; 1: this one, no pool.
 
@@ -54,7 +63,7 @@ def pool_size(total: int, workers: int | None, min_total: int) -> int:
     if total == 0 or not can_fork():
         return 1
     if workers is None:
-        if total < min_total or threading.active_count() > 1:
+        if total < min_total or threads() > 1:
             return 1
         return cpus()
     return max(1, workers)
