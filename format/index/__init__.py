@@ -570,8 +570,9 @@ class BuiltIndexes:
 
 #: From this many record files on, a build reads and parses them in forked worker processes
 #: (one per CPU) while this process feeds tantivy; below it, starting the pool costs more than
-#: it saves (measured: bench/README.md, "Rebuild (lexical)").
-POOL_MIN_RECORDS = 2000
+#: it saves (on 2 CPUs: a loss at 2,000, even at 4,000, 5% faster at 10k, 10-25% at 100k;
+#: bench/README.md, "Rebuild (lexical)").
+POOL_MIN_RECORDS = 5000
 #: Record files per task of a worker: small, so that tantivy gets its first documents early.
 READ_CHUNK = 500
 _O_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
