@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import IndexUnavailableError
-from ..ids import ID_RE
+from ..ids import ID_RE, KIND_RE, SCOPE_RE
 from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
 from ..lexfast import query_words as query_words  # re-exported (one definition)
 from ..lexfast import run_query
@@ -104,7 +104,7 @@ _CANONICAL = re.compile(
     "(?:valid_from: ([^\n]*)\n)?"
     "(?:valid_to: ([^\n]*)\n)?"
     "recorded_at: ([^\n]*)\n"
-    f"(?:(?!---\n|(?:{'|'.join(sorted(_WANT))})(?:: |\n))[^\n]*\n)*"
+    f"(?:(?!---\n|(?:{'|'.join(sorted(_WANT))})[ \t]*(?::|\n))[^\n]*\n)*"
     "---\n"
 )
 _json_value = json.JSONDecoder().decode  # json.loads without its wrapper
@@ -134,6 +134,8 @@ def _scan_lines(text: str) -> tuple[dict[str, str], int] | None:
             if not sep or k in vals:
                 return None
             vals[k] = v
+        elif line.partition(":")[0].rstrip(" \t") in _WANT:
+            return None  # "tags:" with a block list below, "kind : x": the full parser reads it
     return vals, end + 5
 
 
@@ -169,6 +171,8 @@ def fast_fields(raw: bytes) -> DocFields | None:
     try:
         if scope.startswith('"'):
             scope = _json_value(scope)
+        if kind.startswith('"'):  # the canonical form quotes kinds YAML would misread (yes, n)
+            kind = _json_value(kind)
         tags: tuple[str, ...] = ()
         if tags_raw is not None:
             t = _json_value(tags_raw)
@@ -184,6 +188,8 @@ def fast_fields(raw: bytes) -> DocFields | None:
         return None
     if not isinstance(scope, str) or not (0.0 <= conf <= 1.0):
         return None
+    if not SCOPE_RE.match(scope) or not isinstance(kind, str) or not KIND_RE.match(kind):
+        return None  # quoted another way, a comment, a YAML form: the full parser decides
     digest = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
     return DocFields(rid, scope, kind, status, tags, digest, body, rec_ms, vf, vt, conf)
 

@@ -87,11 +87,13 @@ _text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1
 
 @settings(max_examples=60, deadline=None)
 @given(content=_text, tags=st.lists(st.sampled_from(["a", "work", "x-y", "ü"]), max_size=3),
-       scope=st.sampled_from(["default", "user-ana", "p.x"]), conf=st.floats(0, 1),
-       status=st.sampled_from(["active", "candidate", "rejected"]))
+       scope=st.sampled_from(["default", "user-ana", "p.x", "no", "true"]), conf=st.floats(0, 1),
+       status=st.sampled_from(["active", "candidate", "rejected"]),
+       kind=st.sampled_from(["fact", "yes", "n", "null", "off"]))
 def test_fast_fields_agree_with_full_parser(content: str, tags: list[str], scope: str, conf: float,
-                                           status: str) -> None:
-    rec = make_record(scope=scope, kind="fact", content=content, tags=tags, confidence=conf,
+                                           status: str, kind: str) -> None:
+    """Kinds and scopes YAML would misread are quoted by the canonical form: read unquoted."""
+    rec = make_record(scope=scope, kind=kind, content=content, tags=tags, confidence=conf,
                       status=status, valid_from="2024-02-03", source={"type": "api"})
     got = fast_fields(dump_record(rec).encode("utf-8"))
     assert got is None or got == DocFields.from_record(rec)
@@ -158,3 +160,32 @@ def test_space_guard_between_two_real_embedders(store: Store, monkeypatch: pytes
     rebuild(store, lexical=False, vectors=True)
     res = open_searcher(store).search("which kid cannot eat nuts", mode="vector")
     assert res.mode == "vector" and res.hits[0].id == rid
+
+
+_HAND_EDITS = [
+    ("tags: [\"work\"]\n", "tags:\n  - work\n  - home\n"),  # block list
+    ("kind: fact\n", "kind: 'fact'\n"),
+    ("kind: fact\n", "kind: fact # a comment\n"),
+    ("kind: fact\n", "kind : fact\n"),
+    ("scope: ana\n", "scope: 'ana'\n"),
+    ("scope: ana\n", "scope: \"ana\"\n"),
+    ("status: active\n", "status: \"active\"\n"),
+    ("confidence: 0.9\n", "confidence: .9\n"),
+    ("tags: [\"work\"]\n", "tags: [work, home]\n"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), _HAND_EDITS)
+def test_fast_fields_never_misread_a_hand_edited_record(old: str, new: str) -> None:
+    """An editor's valid YAML that is not the canonical layout: fast_fields gives up or reads
+    exactly what the full parser reads (never tags dropped or quotes kept)."""
+    from mem.format.record import parse_record
+
+    rec = make_record(scope="ana", kind="fact", content="green tea", tags=["work"], confidence=0.9,
+                      recorded_at="2024-01-01T00:00:00.000Z")
+    text = dump_record(rec)
+    assert old in text
+    edited = text.replace(old, new)
+    full = DocFields.from_record(parse_record(edited))
+    got = fast_fields(edited.encode("utf-8"))
+    assert got is None or got == full
