@@ -312,7 +312,7 @@ def tombstoned_ids(data: bytes) -> set[str]:
     return out
 
 
-def _scan_scope(d: str) -> Iterator[tuple[str, os.stat_result]]:
+def scan_scope(d: str) -> Iterator[tuple[str, os.stat_result]]:
     """(id, lstat) of the record files of one scope folder (the index's rule: ``<ID>.md``
     regular files, no symbolic links)."""
     try:
@@ -459,7 +459,7 @@ def _files_match(root: str, gen_dir: str, scopes: list[str]) -> bool:
     records = os.path.join(root, RECORDS_DIR)
     for s in scopes:
         tomb = _tombstones(root, s)
-        files = {rid: (st.st_mtime_ns, st.st_size) for rid, st in _scan_scope(os.path.join(records, s))
+        files = {rid: (st.st_mtime_ns, st.st_size) for rid, st in scan_scope(os.path.join(records, s))
                  if rid not in tomb}
         if files != indexed.get(s, {}):
             return False

@@ -126,25 +126,12 @@ def _read_checked(path: Path, scope: str, rid: str) -> Record:
 
 
 def _scan_scope(d: Path) -> Iterable[tuple[str, Path, os.stat_result]]:
-    """(id, path, stat) of the record files of one scope directory (no symlinks)."""
-    from ..ids import ID_RE
+    """(id, path, stat) of the record files of one scope directory (no symlinks): the rule of
+    the lean read path (lexfast.scan_scope), which must see the same files."""
+    from ..lexfast import scan_scope
 
-    try:
-        it = os.scandir(d)
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    with it:
-        for e in it:
-            name = e.name
-            if not name.endswith(".md") or not ID_RE.match(name[:-3]):
-                continue
-            try:
-                if not e.is_file(follow_symlinks=False):
-                    continue
-                st = e.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            yield name[:-3], Path(e.path), st
+    for rid, st in scan_scope(str(d)):
+        yield rid, d / f"{rid}.md", st
 
 
 def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None) -> _Plan:
