@@ -130,6 +130,7 @@ class Searcher:
         self._lex: LexicalIndex | None = None
         self._vec: VectorIndex | None = None
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
+        self._unreadable: dict[str, str] = {}  # record files a search could not read: path -> why
         self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
@@ -187,7 +188,9 @@ class Searcher:
             self._lex.reload()
         assert self._lex is not None
         try:
-            refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived)
+            st = refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived)
+            for path in st.unreadable:
+                self._unreadable.setdefault(path, _why_unreadable(path))
         except LockTimeoutError:
             warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
         return self._lex
@@ -280,9 +283,13 @@ class Searcher:
 
         try:
             rec, _ = read_record_file(Path(path))
-        except (RecordParseError, FileNotFoundError):
+        except FileNotFoundError:
+            return None
+        except RecordParseError as exc:
+            self._unreadable[path] = str(exc)  # reported with the search's warnings
             return None
         if rec.id != rid or rec.scope != scope:
+            self._unreadable[path] = f"{path}: holds record {rec.scope}/{rec.id}, not {scope}/{rid}"
             return None
         if len(self._cache) > 50_000:
             self._cache.clear()
@@ -375,6 +382,7 @@ class Searcher:
         flt = RecordFilter(scopes=scopes, kinds=kinds, statuses=statuses, tags=tags, as_of=as_of, known_at=known_at)
         eff_status = list(flt.effective_statuses())
         warnings: list[str] = []
+        self._unreadable.clear()
         at = now()
         lex = self._lexical(warnings)
         scope_list = scopes if scopes is not None else self.store.scopes()
@@ -447,6 +455,10 @@ class Searcher:
                 break
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
+        if self._unreadable:
+            why = sorted(self._unreadable.values())
+            warnings.append(f"{len(why)} record file(s) could not be read and are left out of the results "
+                            f"(see `mem verify --full`): " + "; ".join(why[:3]) + ("; ..." if len(why) > 3 else ""))
         return SearchResult(hits[:k], warnings, used)
 
     def _coverage(self, weights: dict[str, float], rec: Record, digest: str) -> float:
@@ -561,6 +573,17 @@ class Searcher:
             out.append(Hit(rec.id, base * p, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
         return out, stale
+
+
+def _why_unreadable(path: str) -> str:
+    """The parser's message for a record file the index refresh could not read."""
+    from .record import read_record_file
+
+    try:
+        read_record_file(Path(path))
+    except (RecordParseError, OSError) as exc:
+        return str(exc)
+    return f"{path}: could not be read"
 
 
 def open_searcher(

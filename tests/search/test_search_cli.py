@@ -152,3 +152,19 @@ def test_bad_global_option_is_the_same_usage_error_for_search(cli_store: tuple[P
         r = run_mem("--store", str(root), "--lock-timeout", "x", *cmd, env=ENV)
         assert r.returncode == 2 and r.stdout == "", (cmd, r.stderr)
         assert "Invalid value for '--lock-timeout'" in r.stderr
+
+
+def test_unreadable_record_file_is_named_in_a_warning(cli_store: tuple[Path, dict[str, str]]) -> None:
+    """A record file broken outside mem is left out of the results, and the search says which
+    file and why (stderr; `warnings` in --json); a healthy store has no warning."""
+    root, _ = cli_store
+    r = run_mem("--store", str(root), "search", "Lisbon", "--json", env=ENV)
+    assert r.returncode == 0 and json.loads(r.stdout)["warnings"] == []
+    victim = next((root / "records").rglob("*.md"))
+    text = victim.read_text("utf-8")
+    victim.write_text(text.replace("recorded_at: ", "recorded_at: 2026-13-45T00:00:00.000Z\nx_old: "), "utf-8")
+    r = run_mem("--store", str(root), "search", "Lisbon", "--mode", "lexical", "--json", env=ENV)
+    assert r.returncode == 0, r.stderr
+    warnings = json.loads(r.stdout)["warnings"]
+    assert len(warnings) == 1 and str(victim) in warnings[0] and "recorded_at" in warnings[0], warnings
+    assert victim.stem not in [h["id"] for h in json.loads(r.stdout)["hits"]]
