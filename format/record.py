@@ -289,6 +289,11 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _key(k: str) -> str:
+    """A mapping key as written: JSON-quoted when YAML would read it as a boolean or null."""
+    return f'"{k}"' if k in _YAML_WORDS else k
+
+
 def _source_keys(src: Mapping[str, Any]) -> list[str]:
     known = [k for k in SOURCE_ORDER if k in src]
     return known + sorted(k for k in src if k not in SOURCE_ORDER)
@@ -317,10 +322,10 @@ def dump_frontmatter(r: Record) -> str:
     if r.source:
         lines.append("source:")
         for k in _source_keys(r.source):
-            lines.append(f"  {k}: {_scalar(r.source[k])}")
+            lines.append(f"  {_key(k)}: {_scalar(r.source[k])}")
     lines.append(f"digest: {r.digest}")
     for k in sorted(r.extra):
-        lines.append(f"{k}: {_scalar(r.extra[k])}")
+        lines.append(f"{_key(k)}: {_scalar(r.extra[k])}")
     return "\n".join(lines) + "\n"
 
 

@@ -114,6 +114,16 @@ def _fast_value(raw: str) -> Any:
     raise _NotFast
 
 
+def _fast_key(key: str) -> str:
+    """A mapping key as the canonical form writes it: plain, or JSON-quoted when it is a word
+    YAML would read as a boolean or null (``"no"``, ``"on"``...)."""
+    if key.startswith('"'):
+        if len(key) < 3 or not key.endswith('"') or key[1:-1] not in _YAML_WORDS:
+            raise _NotFast
+        return key[1:-1]
+    return key
+
+
 def _parse_fast(fm: str) -> dict[str, Any]:
     data: dict[str, Any] = {}
     block: dict[str, Any] | None = None
@@ -124,6 +134,7 @@ def _parse_fast(fm: str) -> dict[str, Any]:
             if block is None:
                 raise _NotFast
             key, sep, raw = line[2:].partition(": ")
+            key = _fast_key(key)
             if not sep or not _KEY_RE.match(key) or key in block:
                 raise _NotFast
             block[key] = _fast_value(raw)
@@ -137,6 +148,7 @@ def _parse_fast(fm: str) -> dict[str, Any]:
             continue
         block = None
         key, sep, raw = line.partition(": ")
+        key = _fast_key(key)
         if not sep or key in data or (key not in _KNOWN_KEYS and not _KEY_RE.match(key)):
             raise _NotFast
         data[key] = _fast_value(raw)
