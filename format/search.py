@@ -130,7 +130,7 @@ class Searcher:
         self._lex: LexicalIndex | None = None
         self._vec: VectorIndex | None = None
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
-        self._unreadable: dict[str, str] = {}  # record files a search could not read: path -> why
+        self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
         self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
@@ -152,8 +152,8 @@ class Searcher:
     def _executor(self) -> ThreadPoolExecutor | None:
         """Two worker threads for the vector and hybrid arms (None on a one-core machine).
 
-        The query is embedded while tantivy searches, and a big scope's matrix product is split
-        in two halves: onnxruntime and BLAS release the GIL, so the arms overlap on two cores.
+        The query is embedded while tantivy searches, and the vector arm searches scopes (or the
+        halves of one big product) at once: onnxruntime and BLAS release the GIL.
         """
         if self._pool is None and (os.cpu_count() or 1) >= 2:
             from concurrent.futures import ThreadPoolExecutor
@@ -189,8 +189,7 @@ class Searcher:
         assert self._lex is not None
         try:
             st = refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived)
-            for path in st.unreadable:
-                self._unreadable.setdefault(path, _why_unreadable(path))
+            self._unreadable.update(st.unreadable)
         except LockTimeoutError:
             warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
         return self._lex
@@ -286,10 +285,10 @@ class Searcher:
         except FileNotFoundError:
             return None
         except RecordParseError as exc:
-            self._unreadable[path] = str(exc)  # reported with the search's warnings
+            self._unreadable.add(str(exc))  # reported with the search's warnings
             return None
         if rec.id != rid or rec.scope != scope:
-            self._unreadable[path] = f"{path}: holds record {rec.scope}/{rec.id}, not {scope}/{rid}"
+            self._unreadable.add(f"{path}: holds record {rec.scope}/{rec.id}, not {scope}/{rid}")
             return None
         if len(self._cache) > 50_000:
             self._cache.clear()
@@ -456,7 +455,7 @@ class Searcher:
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
         if self._unreadable:
-            why = sorted(self._unreadable.values())
+            why = sorted(self._unreadable)
             warnings.append(f"{len(why)} record file(s) could not be read and are left out of the results "
                             f"(see `mem verify --full`): " + "; ".join(why[:3]) + ("; ..." if len(why) > 3 else ""))
         return SearchResult(hits[:k], warnings, used)
@@ -573,17 +572,6 @@ class Searcher:
             out.append(Hit(rec.id, base * p, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
         return out, stale
-
-
-def _why_unreadable(path: str) -> str:
-    """The parser's message for a record file the index refresh could not read."""
-    from .record import read_record_file
-
-    try:
-        read_record_file(Path(path))
-    except (RecordParseError, OSError) as exc:
-        return str(exc)
-    return f"{path}: could not be read"
 
 
 def open_searcher(

@@ -59,7 +59,7 @@ class Staleness:
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # "<path>: <why>"
     vectors_missing: int = 0
     space_mismatch: bool = False
     lexical_missing: bool = False
@@ -169,8 +169,8 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
                 continue
             try:
                 rec = _read_fields(path, s, rid)
-            except (RecordParseError, FileNotFoundError):
-                st.unreadable.append(str(path))
+            except (RecordParseError, FileNotFoundError) as exc:
+                st.unreadable.append(str(exc) if isinstance(exc, RecordParseError) else f"{path}: vanished while read")
                 if known is not None:
                     deletes.append((s, rid))
                     st.removed.append(rid)
