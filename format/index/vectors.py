@@ -47,12 +47,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-#: Scopes with at least this many rows get an HNSW graph (used by long-lived searchers);
-#: below it, and in one-shot CLI calls, exact search over the matrix is used. Measured on real
-#: MiniLM embeddings of a clustered 100k corpus (bench/README.md): the graph (connectivity 16)
-#: recalled only 0.72 (ef 160) to 0.96 (ef 4096, 15 ms) of the exact top 10 for queries whose
-#: answers are outliers, while exact search over 60k rows took 8.7 ms. The vector arm must
-#: return >= 0.98 of the exact top 10, so exact search is used up to this size.
 
 def usearch_index_class() -> Any:
     """``usearch.index.Index``, imported after onnxruntime.
@@ -69,6 +63,12 @@ def usearch_index_class() -> Any:
     return Index
 
 
+#: Scopes with at least this many rows get an HNSW graph (used by long-lived searchers);
+#: below it, and in one-shot CLI calls, exact search (plain or pruned) is used. Measured on real
+#: MiniLM embeddings of a clustered 100k corpus (bench/hnsw_recall.py, bench/README.md): for the
+#: labelled short queries a graph recalled 0.68-0.90 of the exact top 10 (connectivity 16, ef
+#: 64-1024) and at best 0.974 (connectivity 48, ef 1024, 5.9 ms), slower than pruned exact search.
+#: The vector arm must return >= 0.98 of the exact top 10, so exact search is used up to this size.
 HNSW_MIN_ROWS = 200_000
 #: Exact products over at least this many rows are split across two threads (when given a pool).
 SPLIT_MIN_ROWS = 16_384
@@ -77,7 +77,7 @@ SPLIT_MIN_ROWS = 16_384
 #: (at most PROJ_MAX_FRACTION of the dimensions), plus each row's residual norm. By
 #: Cauchy-Schwarz, ``q.x <= (P q).(P x) + |q - P'P q| * |x - P'P x|``: rows whose bound is below
 #: a similarity already reached cannot be in the top k, so only the others are computed in full.
-#: The result is exactly the exact top k (bench/README.md, "Vector search settings").
+#: The result is exactly the exact top k (bench/README.md, "Vector search: exact, pruned, and HNSW").
 PROJ_MIN_ROWS = 8_192
 PROJ_VARIANCE = 0.98
 PROJ_MAX_FRACTION = 2 / 3
