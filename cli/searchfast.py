@@ -123,9 +123,7 @@ def _lean(o: dict[str, Any]) -> LeanResult | None:
     from mem.format.timeutil import parse_time
 
     g = o["global"]
-    try:
-        if "lock_timeout" in g:
-            float(g["lock_timeout"])
+    try:  # (a --lock-timeout that is not a number never gets here: parse() leaves it to typer)
         as_of = parse_time(o["as_of"], "--as-of") if o["as_of"] else None
         known_at = parse_time(o["known_at"], "--known-at") if o["known_at"] else None
     except (ValueError, MemError):
@@ -178,7 +176,7 @@ def fast_main(args: list[str]) -> int | None:
             code = _print(lean, o)
             answered_read_only = True
             return code
-    from mem.format.errors import MemError, ValidationError
+    from mem.format.errors import MemError
 
     g = o["global"]
     try:
@@ -187,12 +185,7 @@ def fast_main(args: list[str]) -> int | None:
         from mem.format.store import Store
         from mem.format.timeutil import parse_time
 
-        lock_timeout = None
-        if "lock_timeout" in g:
-            try:
-                lock_timeout = float(g["lock_timeout"])
-            except ValueError:
-                raise ValidationError(f"--lock-timeout {g['lock_timeout']!r} is not a number") from None
+        lock_timeout = float(g["lock_timeout"]) if "lock_timeout" in g else None  # checked by parse()
         store_path = g.get("store") or os.environ.get("MEM_STORE") or None
         store = Store.open(store_path, lock_timeout=lock_timeout)
         attach(store)
