@@ -37,7 +37,7 @@ from .recordtext import STATUSES as STATUSES
 from .recordtext import _parse_fast as _parse_fast
 from .recordtext import canonical_body as canonical_body
 from .recordtext import split_record_text as split_record_text
-from .timeutil import format_time, parse_time
+from .timeutil import epoch_ms, format_time, parse_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +159,7 @@ def make_record(
     from .timeutil import now as _now
 
     rec_at = parse_time(recorded_at, "recorded_at") if recorded_at is not None else _now()
-    rid = id if id is not None else ids.new_id(int(rec_at.timestamp() * 1000))
+    rid = id if id is not None else ids.new_id(epoch_ms(rec_at))
     r = Record(
         id=rid,
         scope=scope,

@@ -11,7 +11,7 @@ from mem.format.importers import detect
 from mem.format.migrate import ImportOptions, ImportSummary, import_path
 from mem.format.record import Record
 from mem.format.store import Store, source_key
-from mem.format.timeutil import format_time
+from mem.format.timeutil import epoch_ms, format_time
 
 from . import builders as b
 
@@ -54,7 +54,7 @@ def test_windieos_import(store: Store, windie: Path) -> None:
     assert inter.source["embedding_space"]["model_id"] == "all-MiniLM-L6-v2"
     from mem.format.ids import id_time_ms
 
-    assert id_time_ms(inter.id) == int(inter.recorded_at.timestamp() * 1000)
+    assert id_time_ms(inter.id) == epoch_ms(inter.recorded_at)
     tool = recs[f"episodic:{ids['tool']}"]
     assert tool.kind == "note" and tool.valid_from is None
     assert tool.content == "Alice's favourite dish is 麻婆豆腐 🌶\n"  # raw UTF-8 kept
