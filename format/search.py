@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,11 @@ class Searcher:
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
         self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
+        # (scope, id) -> (digest, {query term: present}) read from tantivy (see _presence)
+        self._present: dict[tuple[str, str], tuple[str, dict[str, bool]]] = {}
+        #: wall-clock figures of the last search (bench/run.py reports them): total_ms and, when
+        #: the query was embedded, after_embedding_ms (from the moment its vector was ready)
+        self.last_timings: dict[str, float] = {}
 
     # -- resources ---------------------------------------------------------------------------
 
@@ -383,10 +389,17 @@ class Searcher:
         warnings: list[str] = []
         self._unreadable.clear()
         at = now()
+        started = time.perf_counter()
+        use_vec = mode in ("hybrid", "vector")
+        qjob: Future[Any] | None = None
+        pool = None
+        if use_vec and self._embedder is not None and (pool := self._executor()) is not None:
+            # the model is loaded: embed the query while the index is refreshed and checked and
+            # the lexical arm searches (its result is dropped if the vector arm cannot be used)
+            qjob = pool.submit(_timed_embed, self._embedder, query)
         lex = self._lexical(warnings)
         scope_list = scopes if scopes is not None else self.store.scopes()
 
-        use_vec = mode in ("hybrid", "vector")
         vec: VectorIndex | None = None
         if use_vec:
             try:
@@ -404,15 +417,16 @@ class Searcher:
                 vec = None
         used = mode if (vec is not None or mode == "lexical") else "lexical"
         qvec = None
-        qjob: Future[Any] | None = None
-        pool = None
-        if vec is not None:
+        embedded_at: float | None = None
+        if vec is None:
+            qjob = None
+        elif qjob is None:
             emb = self.embedder()  # loaded here, so a missing model fails as before
             pool = self._executor()
             if pool is None:
-                qvec = emb.embed([query])[0]
+                qvec, embedded_at = _timed_embed(emb, query)
             else:  # embedded while the lexical arm searches
-                qjob = pool.submit(emb.embed, [query])
+                qjob = pool.submit(_timed_embed, emb, query)
 
         fetch = max(2 * k, 20) if used == "lexical" else max(4 * k, 40)
         weights: dict[str, float] | None = None
@@ -433,12 +447,12 @@ class Searcher:
                 lex_hits = lex.search(query, scopes=scope_list, kinds=kinds, statuses=eff_status, tags=tags,
                                       limit=fetch)
             if qjob is not None:
-                qvec = qjob.result()[0]
+                qvec, embedded_at = qjob.result()
                 qjob = None
             vec_hits = []
             if vec is not None and qvec is not None:
                 vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool)
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights)
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, k)
             if stale:
                 from .index import refresh
 
@@ -454,6 +468,10 @@ class Searcher:
                 break
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
+        done = time.perf_counter()
+        self.last_timings = {"total_ms": (done - started) * 1000}
+        if embedded_at is not None:  # what the search took once the query's embedding was there
+            self.last_timings["after_embedding_ms"] = (done - max(embedded_at, started)) * 1000
         if self._unreadable:
             why = sorted(self._unreadable)
             warnings.append(f"{len(why)} record file(s) could not be read and are left out of the results "
@@ -507,33 +525,94 @@ class Searcher:
     def _fuse(self, mode: str, lex_hits: list[Any], vec_hits: list[Any], flt: RecordFilter,
               at: _dt.datetime, explain: bool, vec: VectorIndex | None = None,
               qvec: Any = None, weights: dict[str, float] | None = None,
+              lex: LexicalIndex | None = None, k: int | None = None,
               ) -> tuple[list[Hit], list[tuple[str, str]]]:
+        """Rank the candidates of both arms; the best ``k`` (all when None) as hits, and the
+        candidates found stale (their index entries disagree with their files).
+
+        A candidate is ranked from what the lexical index's state says of it (kind, status, tags,
+        confidence, times, digest: ``LexicalIndex.meta_of``), trusted when a stat of its file
+        still shows the size and mtime the state recorded (the rule the refresh applies to every
+        file), and from its query terms as tantivy indexed them (``terms.presence``). Only the
+        hits returned are read from their files, and each is checked against what ranked it.
+        A candidate whose file changed since it was indexed, that the state does not describe,
+        or any candidate of a ``known_at`` search (which needs ``superseded_at``) is read from
+        its file to be ranked, as every candidate once was.
+        """
+        from .index.lexical import DocFields, DocMeta
+        from .index.terms import coverage
+        from .timeutil import from_epoch_ms
+
         how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
         cands: dict[tuple[str, str], dict[str, Any]] = {}
         for rank, h in enumerate(lex_hits, 1):
             cands.setdefault((h.scope, h.id), {})["lexical"] = (rank, h.score, h.digest)
         for rank, h in enumerate(vec_hits, 1):
             cands.setdefault((h.scope, h.id), {})["vector"] = (rank, h.similarity, h.digest)
-        out: list[Hit] = []
         stale: list[tuple[str, str]] = []
         tomb: dict[str, Any] = {}
-        for (scope, rid), arms in cands.items():
-            got = self._record_digest(scope, rid, tomb)
-            if got is None:
-                if "lexical" in arms:
-                    stale.append((scope, rid))  # file gone or unreadable: drop it from the index
-                continue
-            rec, digest = got
+        meta = lex.meta_of(list(cands)) if lex is not None and flt.known_at is None and cands else {}
+        # (key, arms, digest, record or None, meta or None) of every candidate that may rank
+        views: list[tuple[tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None]] = []
+        for key, arms in cands.items():
+            scope, rid = key
+            m = meta.get(key)
+            rec: Record | None = None
+            if m is not None:
+                if self._forgotten(scope, rid, tomb):
+                    continue
+                try:
+                    st = os.stat(os.path.join(self._records, scope, rid + ".md"))
+                except (FileNotFoundError, NotADirectoryError):
+                    if "lexical" in arms:
+                        stale.append(key)  # file gone: drop it from the index
+                    continue
+                if st.st_mtime_ns != m.mtime_ns or st.st_size != m.size:
+                    was, m = m, None  # changed since it was indexed: read it
+            else:
+                was = None
+            if m is None:
+                got = self._record_digest(scope, rid, tomb)
+                if got is None:
+                    if "lexical" in arms:
+                        stale.append(key)  # file gone or unreadable: drop it from the index
+                    continue
+                rec, digest = got
+                if was is not None and _with_fields(was, DocFields.from_record(rec)) != was:
+                    stale.append(key)  # e.g. its status edited in place: re-index it, rank again
+                    continue
+            else:
+                digest = m.digest
             if "lexical" in arms and arms["lexical"][2] != digest:
-                stale.append((scope, rid))
+                stale.append(key)
                 continue
             if "vector" in arms and arms["vector"][2] != digest:
                 del arms["vector"]  # computed from older content: never used
                 if not arms:
                     continue
-            if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
+            if rec is not None:
+                if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
+                    continue
+            elif m is not None and not self._meta_matches(flt, scope, rid, m):
                 continue
-            p, parts = prior(rec, at)
+            views.append((key, arms, digest, rec, m))
+
+        found: dict[tuple[str, str], frozenset[str]] = {}
+        if mode == "hybrid" and how == "convex" and weights and lex is not None:
+            found, differ = self._presence(lex, weights, [(key, dg) for key, _a, dg, rec, _m in views if rec is None])
+            if differ:  # tantivy holds another version than its state says: re-index them
+                stale.extend(differ)
+                views = [v for v in views if v[0] not in differ]
+
+        ranked: list[tuple[float, str, tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None,
+                           dict[str, Any] | None]] = []
+        for key, arms, digest, rec, m in views:
+            scope, rid = key
+            if rec is not None:
+                p, parts = prior(rec, at)
+            else:
+                assert m is not None
+                p, parts = prior_of(m.status, m.confidence, from_epoch_ms(m.recorded_ms), at)
             cos_filled: float | None = None
             cov: float | None = None
             if mode == "hybrid" and how == "rrf":
@@ -550,7 +629,10 @@ class Searcher:
                         v = vec.vector_of(scope, rid)
                         if v is not None:
                             cos = cos_filled = float(v @ qvec)
-                cov = self._coverage(weights or {}, rec, digest)
+                if rec is not None:
+                    cov = self._coverage(weights or {}, rec, digest)
+                else:
+                    cov = coverage(weights or {}, found.get(key, frozenset()))
                 base = w * cos + (1.0 - w) * cov * cov
             elif mode == "lexical":
                 base = arms["lexical"][1]
@@ -569,9 +651,108 @@ class Searcher:
                     ex["coverage"] = round(cov, 4)
                 if how:
                     ex["fusion"] = how if how == "rrf" else f"convex(vector_weight={w})"
-            out.append(Hit(rec.id, base * p, rec.scope, rec.kind, rec.status, rec.content,
+            ranked.append((base * p, rid, key, arms, digest, rec, m, ex))
+
+        ranked.sort(key=lambda r: (-r[0], r[1]))
+        out: list[Hit] = []
+        for score, rid, key, arms, digest, rec, m, ex in ranked:
+            if k is not None and len(out) >= k:
+                break
+            if rec is None:  # ranked from the index state: read it now, and check it
+                got = self._record_digest(key[0], rid, tomb)
+                if got is None:
+                    if "lexical" in arms:
+                        stale.append(key)
+                    continue
+                rec, dg = got
+                if dg != digest or m is None or _with_fields(m, DocFields.from_record(rec)) != m:
+                    stale.append(key)  # the state did not describe the file: refresh, rank again
+                    continue
+            out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
         return out, stale
+
+    def _forgotten(self, scope: str, rid: str, tomb: dict[str, Any]) -> bool:
+        ids_ = tomb.get(scope)
+        if ids_ is None:
+            ids_ = tomb[scope] = self.store.tombstones.load(scope).ids
+        return rid in ids_
+
+    @staticmethod
+    def _meta_matches(flt: RecordFilter, scope: str, rid: str, m: Any) -> bool:
+        """RecordFilter.matches on what the index state says (no ``known_at``: see _fuse)."""
+        from .timeutil import from_epoch_ms
+
+        if flt.scopes is not None and scope not in flt.scopes:
+            return False
+        if flt.kinds is not None and m.kind not in flt.kinds:
+            return False
+        if m.status not in flt.effective_statuses():
+            return False
+        if flt.tags and not set(flt.tags).issubset(m.tags):
+            return False
+        if flt.ids is not None and rid not in flt.ids:
+            return False
+        if flt.as_of is not None:
+            if m.valid_from_ms != -1 and from_epoch_ms(m.valid_from_ms) > flt.as_of:
+                return False
+            if m.valid_to_ms != -1 and from_epoch_ms(m.valid_to_ms) <= flt.as_of:
+                return False
+        return True
+
+    def _presence(self, lex: LexicalIndex, weights: dict[str, float], wanted: list[tuple[tuple[str, str], str]],
+                  ) -> tuple[dict[tuple[str, str], frozenset[str]], set[tuple[str, str]]]:
+        """The query terms each (key, digest) of ``wanted`` contains, read from tantivy (cached
+        per digest), and the keys whose tantivy document has another digest than ``wanted``'s."""
+        from .index.lexical import TANTIVY_ERRORS, damaged
+        from .index.terms import presence
+
+        words = list(weights)
+        out: dict[tuple[str, str], frozenset[str]] = {}
+        differ: set[tuple[str, str]] = set()
+        ask: list[tuple[str, str]] = []
+        for key, digest in wanted:
+            got = self._terms.get(key)
+            if got is not None and got[0] == digest:
+                out[key] = frozenset(t for t in words if t in got[1])
+                continue
+            hit = self._present.get(key)
+            if hit is not None and hit[0] == digest and all(t in hit[1] for t in words):
+                out[key] = frozenset(t for t in words if hit[1][t])
+                continue
+            ask.append(key)
+        if ask:
+            try:
+                res = presence(lex.searcher(), lex.index.schema, ask, words)
+            except TANTIVY_ERRORS as exc:
+                raise damaged(lex.path, exc) from None
+            want_dg = dict(wanted)
+            if len(self._present) > 50_000:
+                self._present.clear()
+            for key in ask:
+                dg, terms_found = res.get(key, (want_dg[key], frozenset()))
+                if dg != want_dg[key]:
+                    differ.add(key)
+                    continue
+                prev = self._present.get(key)
+                known = dict(prev[1]) if prev is not None and prev[0] == dg else {}
+                known.update((t, t in terms_found) for t in words)
+                self._present[key] = (dg, known)
+                out[key] = terms_found
+        return out, differ
+
+
+def _timed_embed(emb: Embedder, query: str) -> tuple[Any, float]:
+    """The query's vector and when (perf_counter) it was ready."""
+    v = emb.embed([query])[0]
+    return v, time.perf_counter()
+
+
+def _with_fields(m: Any, f: Any) -> Any:
+    """``m`` (DocMeta) with the ranking fields of ``f`` (DocFields of a record read from its file)."""
+    return m._replace(digest=f.digest, kind=f.kind, status=f.status, tags=tuple(f.tags),
+                      confidence=f.confidence, recorded_ms=f.recorded_ms,
+                      valid_from_ms=f.valid_from_ms, valid_to_ms=f.valid_to_ms)
 
 
 def open_searcher(

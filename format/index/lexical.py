@@ -26,7 +26,7 @@ from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one defin
 from ..lexfast import query_words as query_words  # re-exported (one definition)
 from ..lexfast import run_query
 from ..record import STATUSES, Record, canonical_body
-from ..timeutil import format_time, now
+from ..timeutil import epoch_ms, format_time, now
 from .common import (
     LEXICAL_KIND,
     LEXICAL_POINTER,
@@ -45,7 +45,7 @@ WRITER_HEAP = 64 * 1024 * 1024
 
 
 def _ms(t: _dt.datetime | None) -> int:
-    return -1 if t is None else int(t.timestamp() * 1000)
+    return -1 if t is None else epoch_ms(t)
 
 
 def build_schema() -> Any:
@@ -115,7 +115,7 @@ def _fast_ms(v: str | None) -> int | None:
         return -1
     if not _TIME.match(v):
         return None
-    return int(_dt.datetime.fromisoformat(v).timestamp() * 1000)
+    return epoch_ms(_dt.datetime.fromisoformat(v))
 
 
 def _scan_lines(text: str) -> tuple[dict[str, str], int] | None:
@@ -216,15 +216,48 @@ def make_doc(rec: DocFields) -> Any:
 
 # -- state table ------------------------------------------------------------------------------
 
-STATE_SQL = """
+#: What the state keeps of each record besides its file state: the fields a search ranks and
+#: filters by, so that fusing candidates needs no record file read (spec/index.md). NULL in a
+#: row written by an older mem (which names only the first six columns): unknown, the search
+#: reads the file. Added to older state tables by ``open_state``.
+META_COLUMNS = (("kind", "TEXT"), ("status", "TEXT"), ("tags", "TEXT"), ("confidence", "REAL"),
+                ("recorded_ms", "INTEGER"), ("valid_from_ms", "INTEGER"), ("valid_to_ms", "INTEGER"))
+STATE_SQL = f"""
 CREATE TABLE IF NOT EXISTS records(
   id TEXT NOT NULL, scope TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
-  digest TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(scope, id)) WITHOUT ROWID;
+  digest TEXT NOT NULL, seq INTEGER NOT NULL, {", ".join(f"{c} {t}" for c, t in META_COLUMNS)},
+  PRIMARY KEY(scope, id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS records_seq ON records(seq);
 CREATE TABLE IF NOT EXISTS gone(id TEXT NOT NULL, scope TEXT NOT NULL, seq INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS gone_seq ON gone(seq);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+_ROW_COLUMNS = ", ".join(["id", "scope", "mtime_ns", "size", "digest", "seq"] + [c for c, _t in META_COLUMNS])
+_ROW_MARKS = ",".join("?" * (6 + len(META_COLUMNS)))
+
+
+def state_row(rec: DocFields, mtime_ns: int, size: int, seq: int) -> tuple[Any, ...]:
+    """The state row of an indexed record (columns ``_ROW_COLUMNS``)."""
+    return (rec.id, rec.scope, mtime_ns, size, rec.digest, seq, rec.kind, rec.status,
+            json.dumps(list(rec.tags)) if rec.tags else "[]", rec.confidence,
+            rec.recorded_ms, rec.valid_from_ms, rec.valid_to_ms)
+
+
+class DocMeta(NamedTuple):
+    """What the state says of an indexed record: its file state and the fields search uses."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+    kind: str
+    status: str
+    tags: tuple[str, ...]
+    confidence: float
+    recorded_ms: int
+    valid_from_ms: int  # -1: none
+    valid_to_ms: int  # -1: none
 
 
 def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
@@ -241,6 +274,13 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
             db.executescript(STATE_SQL)
         else:
             db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
+            have = {str(r[1]) for r in db.execute("PRAGMA table_info(records)")}
+            for col, typ in META_COLUMNS:
+                if col not in have:  # a state table written by an older mem
+                    try:
+                        db.execute(f"ALTER TABLE records ADD COLUMN {col} {typ}")
+                    except sqlite3.OperationalError:
+                        break  # read-only: searches read the candidates' files, as before
     except sqlite3.DatabaseError as exc:
         raise IndexUnavailableError(f"the lexical index state table is corrupt: {exc}", path=path,
                                     hint=REBUILD_HINT) from None
@@ -376,6 +416,38 @@ class LexicalIndex:
             )
         }
 
+    def meta_of(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DocMeta]:
+        """The state of these (scope, id): the ones the state knows fully (rows an older mem
+        wrote have no ranking fields and are left out, as are unknown keys)."""
+        by_scope: dict[str, list[str]] = {}
+        for scope, rid in keys:
+            by_scope.setdefault(scope, []).append(rid)
+        out: dict[tuple[str, str], DocMeta] = {}
+        db = self.db
+        for scope, rids in by_scope.items():
+            for a in range(0, len(rids), 500):  # under SQLite's bound-parameter limit
+                part = rids[a:a + 500]
+                try:
+                    rows = db.execute(
+                        "SELECT id, mtime_ns, size, digest, kind, status, tags, confidence, recorded_ms, "
+                        f"valid_from_ms, valid_to_ms FROM records WHERE scope=? AND id IN ({','.join('?' * len(part))})",
+                        [scope, *part]).fetchall()
+                except sqlite3_errors() as exc:
+                    if "no such column" in str(exc):
+                        return {}  # an older, read-only state table
+                    raise damaged(self.path, exc) from None
+                for rid, mt, sz, dg, kind, status, tags, conf, rec_ms, vf, vt in rows:
+                    if status is None or kind is None or tags is None or conf is None or rec_ms is None \
+                            or vf is None or vt is None:
+                        continue
+                    try:
+                        tg = json.loads(tags)
+                    except ValueError:
+                        continue
+                    out[(scope, rid)] = DocMeta(int(mt), int(sz), str(dg), str(kind), str(status),
+                                                tuple(str(t) for t in tg), float(conf), int(rec_ms), int(vf), int(vt))
+        return out
+
     def indexed_scopes(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT scope FROM records")]
 
@@ -435,10 +507,8 @@ class LexicalIndex:
                 db.execute("INSERT INTO gone(id, scope, seq) VALUES (?,?,?)", (rid, scope, seq))
             for rec, mt, sz in puts:
                 seq += 1
-                db.execute(
-                    "INSERT OR REPLACE INTO records(id, scope, mtime_ns, size, digest, seq) VALUES (?,?,?,?,?,?)",
-                    (rec.id, rec.scope, mt, sz, rec.digest, seq),
-                )
+                db.execute(f"INSERT OR REPLACE INTO records({_ROW_COLUMNS}) VALUES ({_ROW_MARKS})",
+                           state_row(rec, mt, sz, seq))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -485,15 +555,15 @@ def build_lexical(
     idx = tantivy.Index(build_schema(), path=str(dest))
     writer = idx.writer(heap_size=WRITER_HEAP * max(1, threads), num_threads=max(1, threads))
     db = open_state(dest / "state.db", create=True)
-    rows: list[tuple[str, str, int, int, str, int]] = []
+    rows: list[tuple[Any, ...]] = []
     add = writer.add_document
     for seq, (rec, mt, sz) in enumerate(items, 1):
         add(make_doc(rec))
-        rows.append((rec.id, rec.scope, mt, sz, rec.digest, seq))
+        rows.append(state_row(rec, mt, sz, seq))
     # the state rows first, while tantivy's indexing thread catches up; then its commit (nothing
     # in ``dest`` is live before the swap: the order does not matter to a crash)
     db.execute("BEGIN")
-    db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?)", rows)
+    db.executemany(f"INSERT OR REPLACE INTO records({_ROW_COLUMNS}) VALUES ({_ROW_MARKS})", rows)
     db.execute("COMMIT")
     db.close()
     writer.commit()
@@ -507,6 +577,12 @@ def build_lexical(
         "scopes": {s: {"dir_mtime_ns": m} for s, m in sorted(scope_mtimes.items())},
         "docs": len(rows),
     }
+
+
+def sqlite3_errors() -> tuple[type[BaseException], ...]:
+    import sqlite3
+
+    return (sqlite3.DatabaseError,)
 
 
 def dir_mtime(path: Path) -> int:

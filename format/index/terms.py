@@ -12,6 +12,7 @@ Importing this module does not import tantivy.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .lexical import query_words
@@ -63,6 +64,42 @@ def query_weights(searcher: Any, text: str, field: str = "content",
     return out
 
 
+#: Terms per presence query: each is scored 2**i, and tantivy's float32 scores hold sums of
+#: distinct powers of two below 2**24 exactly.
+_PRESENCE_CHUNK = 20
+
+
+def presence(searcher: Any, schema: Any, keys: Sequence[tuple[str, str]], words: Sequence[str],
+             field: str = "content") -> dict[tuple[str, str], tuple[str, frozenset[str]]]:
+    """Which of ``words`` (indexed terms) each document (scope, id) of ``keys`` contains, with
+    the digest of the document read: ``{(scope, id): (digest, terms found)}``.
+
+    Read from the index, not the records: one query per ``_PRESENCE_CHUNK`` terms, restricted to
+    ``keys``, whose score is the sum of 2**i over the terms i a document contains. Documents
+    that contain none of the terms are absent from the result.
+    """
+    import tantivy
+
+    Q, Occur = tantivy.Query, tantivy.Occur
+    out: dict[tuple[str, str], tuple[str, set[str]]] = {}
+    if not keys or not words:
+        return {}
+    only = Q.const_score_query(Q.boolean_query(
+        [(Occur.Should, Q.term_query(schema, "key", f"{sc}/{rid}")) for sc, rid in keys]), 0.0)
+    for a in range(0, len(words), _PRESENCE_CHUNK):
+        chunk = list(words[a:a + _PRESENCE_CHUNK])
+        anyterm = Q.boolean_query([(Occur.Should, Q.const_score_query(Q.term_query(schema, field, t), float(1 << i)))
+                                   for i, t in enumerate(chunk)])
+        q = Q.boolean_query([(Occur.Must, only), (Occur.Must, anyterm)])
+        for score, addr in searcher.search(q, limit=len(keys), count=False).hits:
+            d = searcher.doc(addr)
+            key = (d["scope"][0], d["id"][0])
+            mask = round(score)
+            got = out.setdefault(key, (d["digest"][0], set()))
+            got[1].update(t for i, t in enumerate(chunk) if mask >> i & 1)
+    return {k: (dg, frozenset(found)) for k, (dg, found) in out.items()}
+
+
 def coverage(weights: dict[str, float], doc_terms: frozenset[str]) -> float:
     """The idf-weighted fraction of the query terms present in ``doc_terms`` (0..1)."""
     total = sum(weights.values())
@@ -71,4 +108,4 @@ def coverage(weights: dict[str, float], doc_terms: frozenset[str]) -> float:
     return sum(w for t, w in weights.items() if t in doc_terms) / total
 
 
-__all__ = ["analyzer", "coverage", "query_weights", "terms"]
+__all__ = ["analyzer", "coverage", "presence", "query_weights", "terms"]
