@@ -11,7 +11,10 @@ The long-lived API (the MCP server and agents use it; start-up is paid once)::
 
 Guarantees: every hit is re-checked against the records before it is returned (the file
 exists, its id is not tombstoned, it passes the scope/kind/status/tag/time filters; the content
-is the file's). Scope is enforced inside both index queries too. Lexical mode never imports
+is the file's). Candidates are ranked from what the lexical index's state says of them, trusted
+while a stat of the file shows the size and mtime the state recorded (the rule the refresh uses),
+so only the hits are read; a hit whose file disagrees with what ranked it is re-indexed and the
+search runs again. Scope is enforced inside both index queries too. Lexical mode never imports
 numpy, usearch or the embedding model. Filter semantics are those of
 :class:`mem.format.store.RecordFilter` (statuses default to active + candidate).
 
