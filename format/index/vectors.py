@@ -3,13 +3,13 @@ side table for vectors added since the build, and the embedding-space manifest.
 
 Layout of a generation (spec/index.md): ``<scope>.npy`` (one L2-normalized row per record),
 ``<scope>.rows`` (JSON list of [id, digest] in row order), ``<scope>.usearch`` (HNSW graph over
-the same rows, only when the scope has at least ``HNSW_MIN_ROWS`` rows), ``<scope>.basis.npy``,
-``<scope>.proj.npy`` and ``<scope>.resid.npy`` (a projection for pruned exact search, see
-``PROJ_MIN_ROWS``), ``vectors.db`` (SQLite:
-``delta`` vectors added since the build, ``dead`` main rows no longer valid, ``meta``).
+the same rows, only when the scope has at least ``HNSW_MIN_ROWS`` rows), ``<scope>.q8.npy`` and
+``<scope>.q8scale.npy`` (the rows quantized to int8 with a scale per row, for pruned exact search,
+see ``QUANT_MIN_ROWS``; the manifest's scope entry then has ``"q8": {"norm": N}``), ``vectors.db``
+(SQLite: ``delta`` vectors added since the build, ``dead`` main rows no longer valid, ``meta``).
 
 Each scope has its own matrix and graph, so a search in one scope cannot see another's vectors.
-Importing this module does not import numpy or usearch; their use is inside functions.
+Importing this module does not import numpy, numkong or usearch; their use is inside functions.
 """
 
 from __future__ import annotations
@@ -71,19 +71,24 @@ def usearch_index_class() -> Any:
 #: The vector arm must return >= 0.98 of the exact top 10, so exact search is used up to this size.
 HNSW_MIN_ROWS = 200_000
 #: Exact products over at least this many rows are split across two threads (when given a pool).
+#: For the int8 products of pruned search it is about break-even at this size (one thread /
+#: halves, first rows of the 100k bench store, 85 queries: 16,384 rows 0.89-1.22x, 24,576 rows
+#: 1.24-1.46x, 49,152 rows 1.46x), so the same threshold serves both.
 SPLIT_MIN_ROWS = 16_384
-#: Scopes with at least this many rows (and no graph) get a projection for pruned exact search:
-#: the rows projected on the top principal directions that hold PROJ_VARIANCE of the variance
-#: (at most PROJ_MAX_FRACTION of the dimensions), plus each row's residual norm. By
-#: Cauchy-Schwarz, ``q.x <= (P q).(P x) + |q - P'P q| * |x - P'P x|``: rows whose bound is below
-#: a similarity already reached cannot be in the top k, so only the others are computed in full.
-#: The result is exactly the exact top k (bench/README.md, "Vector search: exact, pruned, and HNSW").
-PROJ_MIN_ROWS = 8_192
-PROJ_VARIANCE = 0.98
-PROJ_MAX_FRACTION = 2 / 3
-PROJ_SAMPLE = 20_000
-#: Safety margin on the pruning threshold (float32 rounding of the bound and the products).
-PROJ_MARGIN = 1e-4
+#: Scopes with at least this many rows (and no graph) get an int8 copy of their rows for pruned
+#: exact search (``quantize``, ``exact_top``): a SIMD int8 product over all rows (numkong), a
+#: rigorous bound on its error, and the float32 product only for the rows the bound cannot rule
+#: out. The result is the exact top k (spec/index.md, "Exact search with int8 bounds").
+#: The crossover, measured against the plain numpy product (one thread, in memory, the first n
+#: rows of scope ana of the 100k bench store: real MiniLM rows; 85 queries, top 40; p50 ms plain /
+#: q8, two runs): with hot caches (one method over all queries in a row) 4,096 rows 0.15-0.19 /
+#: 0.31-0.32, 8,192 rows 0.64-0.84 / 0.44-0.52, 16,384 rows 2.25-2.61 / 0.85-0.89; with cold caches
+#: (48 MB read before each query) 2,048 rows 0.43-0.50 / 0.48-0.49, 4,096 rows 0.70-0.76 /
+#: 0.54-0.56, 8,192 rows 1.30-1.40 / 0.82-0.88. From 8,192 rows q8 wins either way; below, either
+#: wins by at most 0.2 ms, and the int8 copy (a quarter of the matrix) is not worth its space.
+QUANT_MIN_ROWS = 8_192
+#: When more than this fraction of the rows pass the bound, the plain product is used instead.
+QUANT_MAX_FRACTION = 1 / 3
 HNSW_PARAMS: dict[str, int] = {"connectivity": 16, "expansion_add": 128, "expansion_search": 160}
 
 VEC_SQL = """
@@ -121,6 +126,17 @@ class VecHit:
     similarity: float
 
 
+@dataclass(frozen=True, slots=True)
+class Quantized:
+    """A scope's rows quantized for ``exact_top``: ``z`` int8 [n, dim], ``scale`` float32 [n]
+    (row j is ``scale[j] * (z[j] + e)`` with every ``|e_i| <= 1/2``), ``norm`` >= every row's
+    L2 norm."""
+
+    z: Any
+    scale: Any
+    norm: float
+
+
 class _ScopeMain:
     """The built (main) vectors of one scope: matrix, rows, optional graph."""
 
@@ -132,7 +148,7 @@ class _ScopeMain:
         self._matrix: Any = None
         self._graph: Any = None
         self._graph_checked = False
-        self._proj: tuple[Any, Any, Any] | None = None
+        self._q8: Quantized | None = None
 
     @property
     def rows(self) -> list[tuple[str, str]]:
@@ -179,29 +195,37 @@ class _ScopeMain:
                 self._matrix = np.array(m) if in_memory else m
         return self._matrix  # type: ignore[no-any-return]
 
-    def projection(self, dim: int, pdim: int, in_memory: bool = False) -> tuple[Any, Any, Any]:
-        """(basis [pdim x dim], projected rows [n x pdim], residual norms [n]) of this scope."""
+    def quantized(self, dim: int, norm: float, in_memory: bool = False) -> Quantized:
+        """The rows quantized to int8 and their scales (``<scope>.q8.npy``, ``<scope>.q8scale.npy``):
+        memory-mapped (one-shot use) or read into memory (long-lived)."""
         import numpy as np
 
-        if self._proj is None:
+        if in_memory and self._q8 is not None and isinstance(self._q8.z, np.memmap):
+            self._q8 = None
+        if self._q8 is None:
             n = len(self.rows)
-            want = {"basis": (pdim, dim), "proj": (n, pdim), "resid": (n,)}
             arrays = []
-            for name, shape in want.items():
+            for name, dtype, shape in (("q8", np.int8, (n, dim)), ("q8scale", np.float32, (n,))):
                 p = self.base / f"{self.scope}.{name}.npy"
                 try:
                     a = np.load(p, mmap_mode="r")
                 except (OSError, ValueError) as exc:
-                    raise IndexUnavailableError(f"the vector projection cannot be read: {exc}", path=p,
+                    raise IndexUnavailableError(f"the quantized vectors cannot be read: {exc}", path=p,
                                                 hint="run `mem rebuild --vectors`") from None
-                if a.dtype != np.float32 or a.shape != shape:
+                if a.dtype != dtype or a.shape != shape:
                     raise IndexUnavailableError(
-                        f"the vector projection has shape {a.shape} ({a.dtype}); expected {shape} float32",
+                        f"the quantized vectors have shape {a.shape} ({a.dtype}); expected {shape} {np.dtype(dtype)}",
                         path=p, hint="run `mem rebuild --vectors`",
                     )
-                arrays.append(np.array(a) if in_memory or name == "basis" else a)
-            self._proj = (arrays[0], arrays[1], arrays[2])
-        return self._proj
+                arrays.append(np.array(a) if in_memory else a)
+            z, scale = arrays
+            # a NaN, negative or infinite scale would void the bound (one pass over n floats)
+            if not bool(((scale >= 0) & (scale < np.inf)).all()):
+                raise IndexUnavailableError("the quantized vectors' scales are not finite and non-negative",
+                                            path=self.base / f"{self.scope}.q8scale.npy",
+                                            hint="run `mem rebuild --vectors`")
+            self._q8 = Quantized(z, scale, norm)
+        return self._q8
 
     def graph(self) -> Any:
         if not self._graph_checked:
@@ -386,7 +410,7 @@ class VectorIndex:
         self._refresh_cache()
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         out: list[VecHit] = []
-        jobs: list[tuple[str, Any, Any, int]] = []  # exact searches: scope, matrix, projection, want
+        jobs: list[tuple[str, Any, Quantized | None, int]] = []  # exact: scope, matrix, q8, want
         for scope in scopes:
             m = self.main(scope)
             dead = self._dead.get(scope, set())
@@ -401,9 +425,7 @@ class VectorIndex:
                                                for key, dist in zip(res.keys, res.distances, strict=False)])
                 else:
                     mat = m.matrix(self.space.dim, in_memory=use_graph)
-                    pdim = int(((self.manifest.get("scopes") or {}).get(scope) or {}).get("proj") or 0)
-                    proj = m.projection(self.space.dim, pdim, in_memory=use_graph) if pdim else None
-                    jobs.append((scope, mat, proj, want))
+                    jobs.append((scope, mat, self.quantized(scope, in_memory=use_graph), want))
             delta = self._delta.get(scope)
             if delta:
                 ids = list(delta)
@@ -411,19 +433,25 @@ class VectorIndex:
                 sims = mat @ q
                 for j, rid in enumerate(ids):
                     out.append(VecHit(scope, rid, delta[rid][0], float(sims[j])))
-        if pool is not None and len(jobs) > 1:
-            # the first (main thread) and the others (workers) at once; no nested submissions
-            later = [(scope, pool.submit(exact_top, mat, q, want, projection=proj))
-                     for scope, mat, proj, want in jobs[1:]]
-            scope, mat, proj, want = jobs[0]
-            self._collect(out, scope, exact_top(mat, q, want, projection=proj))
-            for scope, fut in later:
-                self._collect(out, scope, fut.result())
-        else:
-            for scope, mat, proj, want in jobs:
-                self._collect(out, scope, exact_top(mat, q, want, pool=pool, projection=proj))
+        found = exact_tops([(mat, qz, want) for _s, mat, qz, want in jobs], q, pool)
+        for (scope, *_rest), got in zip(jobs, found, strict=True):
+            self._collect(out, scope, got)
         out.sort(key=lambda h: (-h.similarity, h.id))
         return out[:k]
+
+    def quantized(self, scope: str, in_memory: bool = False) -> Quantized | None:
+        """The scope's int8 rows for pruned exact search, or None (a small scope, a scope with a
+        graph, or a generation built before them: its ``proj`` entries are ignored and the plain
+        product is used)."""
+        entry = (self.manifest.get("scopes") or {}).get(scope) or {}
+        q8 = entry.get("q8") if isinstance(entry, dict) else None
+        if q8 is None:
+            return None
+        norm = q8.get("norm") if isinstance(q8, dict) else None
+        if isinstance(norm, bool) or not isinstance(norm, int | float) or not 0 <= norm < float("inf"):
+            raise IndexUnavailableError(f"the vector manifest's q8 entry of scope {scope!r} is invalid: {q8!r}",
+                                        path=self.index_dir / VECTORS_POINTER, hint="run `mem rebuild --vectors`")
+        return self.main(scope).quantized(self.space.dim, float(norm), in_memory=in_memory)
 
     def _collect(self, out: list[VecHit], scope: str, found: Any) -> None:
         """Append the live main rows of ``found`` ((row, similarity) pairs or exact_top's arrays)."""
@@ -456,13 +484,26 @@ def _product(mat: Any, q: Any, pool: Executor | None) -> Any:
     return np.asarray(mat @ q)
 
 
+def exact_tops(jobs: Sequence[tuple[Any, Quantized | None, int]], q: Any,
+               pool: Executor | None = None) -> list[tuple[Any, Any]]:
+    """``exact_top`` for each (matrix, quantized rows or None, want), in order. With ``pool`` and
+    several jobs, the first runs on this thread and the others on the pool's threads at once (no
+    nested submissions); with a single job, its big products are split in two halves."""
+    if pool is not None and len(jobs) > 1:
+        later = [pool.submit(exact_top, mat, q, want, quantized=qz) for mat, qz, want in jobs[1:]]
+        mat, qz, want = jobs[0]
+        return [exact_top(mat, q, want, quantized=qz), *(f.result() for f in later)]
+    return [exact_top(mat, q, want, pool=pool, quantized=qz) for mat, qz, want in jobs]
+
+
 def exact_top(mat: Any, q: Any, want: int, *, pool: Executor | None = None,
-              projection: tuple[Any, Any, Any] | None = None) -> tuple[Any, Any]:
+              quantized: Quantized | None = None) -> tuple[Any, Any]:
     """The exact top ``want`` rows of ``mat`` by inner product with ``q``: (row indexes, products).
 
-    With ``projection`` (basis, projected rows, residual norms; see ``PROJ_MIN_ROWS``) most rows
-    are ruled out by their upper bound and only the others are computed in full; the rows
-    returned are the same (up to ties) as without it. Not sorted.
+    With ``quantized`` (the rows in int8, see ``QUANT_MIN_ROWS``) most rows are ruled out by a
+    bound computed from the int8 product and only the others are computed in float32; the rows
+    returned are the same (up to ties) as without it, and so are their products (float32, as the
+    plain product computes them, up to its rounding). Not sorted.
     """
     import numpy as np
 
@@ -470,53 +511,106 @@ def exact_top(mat: Any, q: Any, want: int, *, pool: Executor | None = None,
     if want >= n:
         idx = np.arange(n)
         return idx, _product(mat, q, pool)
-    if projection is not None:
-        basis, proj, resid = projection
-        qp = basis @ q
-        qr = float(np.linalg.norm(q - basis.T @ qp)) * (1.0 + 1e-5) + 1e-6
-        ub = _product(proj, qp, pool)
-        ub += np.float32(qr) * resid
-        seed = min(n, 4 * want)
-        i0 = np.argpartition(-ub, seed - 1)[:seed] if seed < n else np.arange(n)
-        e0 = np.asarray(mat[np.sort(i0)] @ q)
-        # the want-th best of these rows is reached, so no row scoring less can be in the top
-        t = -float(np.partition(-e0, want - 1)[want - 1]) - PROJ_MARGIN
-        cand = np.flatnonzero(ub >= t)
-        if 3 * len(cand) <= n:  # else a plain scan is cheaper than gathering the candidates
-            s = np.asarray(mat[cand] @ q)
-            sel = np.argpartition(-s, want - 1)[:want] if len(cand) > want else np.arange(len(cand))
-            return cand[sel], s[sel]
+    if quantized is not None and want > 0:
+        cand = q8_candidates(quantized, q, want, pool)
+        if cand is not None and len(cand) <= n * QUANT_MAX_FRACTION:  # else a plain scan is cheaper
+            sims = np.asarray(mat[cand] @ q)
+            if len(cand) > want:
+                sel = np.argpartition(-sims, want - 1)[:want]
+                return cand[sel], sims[sel]
+            return cand, sims
     sims = _product(mat, q, pool)
     idx = np.argpartition(-sims, want - 1)[:want]
     return idx, sims[idx]
 
 
-def make_projection(mat: Any, *, variance: float = PROJ_VARIANCE,
-                    max_fraction: float = PROJ_MAX_FRACTION, seed: int = 0) -> tuple[Any, Any, Any] | None:
-    """(basis, projected rows, residual norms) for ``exact_top``, or None when the rows'
-    variance is spread over too many directions for the bound to prune (see ``PROJ_MIN_ROWS``)."""
+def q8_candidates(quant: Quantized, q: Any, want: int, pool: Executor | None = None) -> Any:
+    """The rows that may be among the top ``want`` by inner product with ``q`` (sorted indexes,
+    at least ``want`` of them; ``want`` at most the number of rows), by a bound computed
+    from the int8 rows; None for a zero or non-finite query.
+
+    The bound. Row j was stored as ``z_j = round(x_j / s_j)`` with ``s_j >= max_i |x_ji| / 127``
+    (``quantize``), so ``x_j = s_j (z_j + e_j)`` exactly, with every ``|e_ji| <= 1/2 + 127 * 2^-53``
+    (the float64 division's rounding; ``1/2 (1 + 1e-9)`` below). The query is scaled by
+    ``c = 127 / max_i |q_i|`` and rounded: ``w = round(c q)``, ``d = c q - w``, ``|d_i| <= 1/2``.
+    Then ``c q.x_j = s_j w.z_j + s_j w.e_j + d.x_j``, where ``w.z_j`` is the exact integer the
+    SIMD int8 product returns, ``|w.e_j| <= a = 1/2 (1 + 1e-9) |w|_1`` and ``|d.x_j| <= b =
+    |d|_2 N`` (Cauchy-Schwarz; ``N`` >= every row's norm, stored rounded up). So, scaled by c,
+    ``lo_j = s_j (w.z_j - a) - b <= c q.x_j <= s_j (w.z_j + a) + b = hi_j``.
+
+    ``T``, the ``want``-th largest ``L_j = s_j (w.z_j - a)``, gives ``want`` rows whose products
+    are at least ``(T - b) / c``; a row with ``hi_j < T - b`` cannot be among the top ``want``
+    (ties included), so only the rows with ``L_j + 2 a s_j >= T - 2 b`` are computed in float32,
+    and the top ``want`` of those is the exact top. Float rounding: ``L_j`` and the sums above are
+    float32 (a few roundings of numbers at most ``c (|q| N + 3 eps)``, with eps the largest
+    ``(a s_j + b) / c``, ``s_j <= N / 127``), and the float32 products of the rows (this one and the
+    plain product it must agree with) are within ``dim * 2^-24 |q| N`` of the real ones. A margin
+    ``m = (2 dim + 16) 2^-24 (|q| N + 3 eps)`` on each side covers both: a row is dropped only
+    when its float32 product is strictly below ``want`` others'.
+    """
+    import numkong
+    import numpy as np
+
+    z, scale, norm = quant.z, quant.scale, quant.norm
+    n, dim = z.shape
+    q64 = np.asarray(q, dtype=np.float64).reshape(-1)
+    top = float(np.max(np.abs(q64)))
+    if not 0.0 < top < np.inf or not 127.0 / top < np.inf:
+        return None
+    c = 127.0 / top
+    qs = q64 * c
+    w = np.rint(qs)
+    d = qs - w
+    a = 0.5 * (1.0 + 1e-9) * float(np.abs(w).sum())
+    # |d| in float64 and the rounding of c q: both far below the slack added
+    b = (float(np.sqrt(d @ d)) * (1.0 + 1e-9) + dim * 1e-14) * norm
+    eps = (a * norm / 127.0 + b) / c
+    margin = c * ((2 * dim + 16) * 2.0 ** -24 * (float(np.sqrt(q64 @ q64)) * norm + 3.0 * eps) + dim * 2.0 ** -140)
+    wi = w.astype(np.int8)
+    # the int8 products are integers of at most 127^2 dim: exact in float32 up to dim 1040
+    low = np.empty(n, dtype=np.float32 if 127 * 127 * dim < 2 ** 24 else np.float64)
+
+    def lower(lo: int, hi: int) -> None:  # low[lo:hi] = L (in place, no temporaries)
+        part = low[lo:hi]
+        numkong.inner(z[lo:hi], wi, out=part)
+        part -= a
+        part *= scale[lo:hi]
+
+    if pool is not None and n >= max(SPLIT_MIN_ROWS, 2):
+        half = n // 2
+        other = pool.submit(lower, half, n)
+        lower(0, half)
+        other.result()
+    else:
+        lower(0, n)
+    t = float(np.partition(low, n - want)[n - want])
+    low += (2.0 * a) * scale  # now the upper bounds, s_j (w.z_j + a)
+    return np.flatnonzero(low >= t - 2.0 * (b + margin))
+
+
+def quantize(mat: Any) -> Quantized | None:
+    """Row j as ``z_j = round(x_j / s_j)`` in int8 with ``s_j = max_i |x_ji| / 127`` rounded up to
+    float32 (0 and ``z_j = 0`` for a zero row), and ``norm``, the largest row norm rounded up
+    (see ``q8_candidates``). None when a row is not finite."""
     import numpy as np
 
     n, dim = mat.shape
-    rng = np.random.default_rng(seed)
-    sample = mat[np.sort(rng.choice(n, PROJ_SAMPLE, replace=False))] if n > PROJ_SAMPLE else mat
-    _u, sv, vt = np.linalg.svd(np.asarray(sample, dtype=np.float64), full_matrices=False)
-    share = np.cumsum(sv ** 2) / max(float(np.sum(sv ** 2)), 1e-30)
-    pdim = int(np.searchsorted(share, variance) + 1)
-    pdim = -(-pdim // 32) * 32  # whole SIMD blocks
-    if pdim > int(dim * max_fraction):
-        return None
-    basis = np.ascontiguousarray(vt[:pdim], dtype=np.float32)
-    proj = np.empty((n, pdim), dtype=np.float32)
-    resid = np.empty(n, dtype=np.float32)
-    b64 = basis.astype(np.float64)
+    z = np.empty((n, dim), dtype=np.int8)
+    scale = np.empty(n, dtype=np.float32)
+    norm = 0.0
     for a in range(0, n, 8192):
         block = np.asarray(mat[a:a + 8192], dtype=np.float64)
-        p = block @ b64.T
-        proj[a:a + 8192] = p
-        r = np.linalg.norm(block - p @ b64, axis=1)
-        resid[a:a + 8192] = r * (1.0 + 1e-5) + 1e-6  # rounded up: the bound must hold
-    return basis, proj, resid
+        if not np.isfinite(block).all():
+            return None
+        s64 = np.abs(block).max(axis=1) / 127.0
+        s = s64.astype(np.float32)
+        up = s < s64
+        s[up] = np.nextafter(s[up], np.float32(np.inf))
+        q = np.rint(block / np.where(s > 0, s, 1).astype(np.float64)[:, None])
+        z[a:a + 8192] = np.clip(q, -127, 127, out=q)
+        scale[a:a + 8192] = s
+        norm = max(norm, float(np.sqrt(np.einsum("ij,ij->i", block, block)).max()))
+    return Quantized(z, scale, norm * (1.0 + 1e-9))  # rounded up: float64 sums of dim squares
 
 
 def build_vectors(
@@ -527,7 +621,7 @@ def build_vectors(
     lex_generation: str | None,
     lex_seq: int,
     hnsw_min_rows: int = HNSW_MIN_ROWS,
-    proj_min_rows: int | None = None,
+    quant_min_rows: int | None = None,
 ) -> dict[str, Any]:
     """Write a generation from ready vectors: ``per_scope[scope] = [(id, digest, vector)]``."""
     import numpy as np
@@ -547,14 +641,14 @@ def build_vectors(
                       connectivity=HNSW_PARAMS["connectivity"], expansion_add=HNSW_PARAMS["expansion_add"])
             g.add(np.arange(len(items), dtype=np.uint64), mat, threads=1)
             g.save(str(dest / f"{scope}.usearch"))
-        pdim = 0
-        if not hnsw and len(items) >= (PROJ_MIN_ROWS if proj_min_rows is None else proj_min_rows):
-            got = make_projection(mat)
+        q8: dict[str, float] | None = None
+        if not hnsw and len(items) >= (QUANT_MIN_ROWS if quant_min_rows is None else quant_min_rows):
+            got = quantize(mat)
             if got is not None:
-                for name, arr in zip(("basis", "proj", "resid"), got, strict=True):
-                    np.save(dest / f"{scope}.{name}.npy", arr)
-                pdim = int(got[0].shape[0])
-        scopes_meta[scope] = {"rows": len(items), "hnsw": hnsw, "proj": pdim}
+                np.save(dest / f"{scope}.q8.npy", got.z)
+                np.save(dest / f"{scope}.q8scale.npy", got.scale)
+                q8 = {"norm": got.norm}
+        scopes_meta[scope] = {"rows": len(items), "hnsw": hnsw, "q8": q8}
     db = _open_db(dest / "vectors.db", create=True)
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lex_generation', ?)", (lex_generation or "",))
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lex_seq', ?)", (str(lex_seq),))
@@ -574,4 +668,6 @@ def write_vectors_pointer(index_dir: Path, manifest: dict[str, Any]) -> None:
     write_pointer(index_dir, VECTORS_POINTER, manifest)
 
 
-__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "REBUILD_HINT", "VecHit", "VectorIndex", "build_vectors"]
+__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized", "VecHit",
+           "VectorIndex", "build_vectors", "exact_top", "exact_tops", "q8_candidates",
+           "quantize"]

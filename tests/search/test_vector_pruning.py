@@ -1,20 +1,33 @@
-"""Pruned exact vector search (format/index/vectors.py: exact_top with a projection) returns the
-exact top k: property tests against the plain product, on low-rank and on full-rank data."""
+"""Pruned exact vector search (format/index/vectors.py: exact_top with int8-quantized rows) returns
+the exact top k: property tests against the plain product (low-rank and full-rank data, ties,
+spiky and zero rows, un-normalized queries, memory maps, a thread pool), the layout of a built
+generation, generations built before the int8 rows (``proj`` manifests), damaged files."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mem.format.index.vectors as vmod
 from mem.format.embed import space_of
 from mem.format.errors import IndexUnavailableError
-from mem.format.index.vectors import VectorIndex, exact_top, make_projection
+from mem.format.index.vectors import VectorIndex, build_vectors, exact_top, q8_candidates, quantize
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(2) as p:
+        yield p
 
 
 def _unit(a: np.ndarray) -> np.ndarray:
@@ -31,96 +44,242 @@ def _clustered(rng: np.random.Generator, n: int, dim: int, rank: int) -> np.ndar
 
 def _assert_same_top(mat: np.ndarray, q: np.ndarray, want: int, got: tuple[np.ndarray, np.ndarray]) -> None:
     idx, sims = got
-    full = mat @ q
+    full = np.asarray(mat @ q)
+    want = min(want, len(mat))
     best = np.sort(full)[::-1][:want]
+    tol = 1e-6 * float(np.linalg.norm(q)) * max(float(np.linalg.norm(mat, axis=1).max()), 1e-30)
     assert len(idx) == want == len(set(idx.tolist()))
-    np.testing.assert_allclose(np.sort(full[idx])[::-1], best, atol=1e-5)  # same scores: same set up to ties
-    np.testing.assert_allclose(sims, full[idx], atol=1e-5)  # products reported are the rows' own
+    # same scores: the same set up to ties (near-ties may order differently in the float32 products)
+    np.testing.assert_allclose(np.sort(full[idx])[::-1], best, rtol=0, atol=tol)
+    np.testing.assert_allclose(sims, full[idx], rtol=0, atol=tol)  # products reported are the rows' own
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), want=st.integers(1, 120), rank=st.integers(2, 24),
-       ood=st.booleans())
-def test_pruned_equals_exact_on_low_rank_data(seed: int, want: int, rank: int, ood: bool) -> None:
+@st.composite
+def _cases(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, int]:
+    seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
-    mat = _clustered(rng, 1500, 64, rank)
-    proj = make_projection(mat, variance=0.97, max_fraction=0.75)
-    assert proj is not None
-    basis, p, resid = proj
-    assert basis.shape[1] == 64 and p.shape == (1500, basis.shape[0]) and resid.shape == (1500,)
-    # a query unlike the rows (random direction) or like them (a perturbed row)
-    q = _unit(rng.standard_normal(64)) if ood else _unit(mat[rng.integers(1500)] + 0.1 * rng.standard_normal(64))
-    _assert_same_top(mat, q, want, exact_top(mat, q, want, projection=proj))
+    n = draw(st.integers(1, 2500))
+    dim = draw(st.sampled_from([3, 16, 48, 384]))
+    if draw(st.booleans()):
+        mat = _clustered(rng, n, dim, draw(st.integers(1, 24)))
+    else:
+        mat = _unit(rng.standard_normal((n, dim)))
+    if draw(st.booleans()):  # some rows dominated by one coordinate (one huge, the others tiny)
+        k = draw(st.integers(1, max(1, n // 10)))
+        rows = rng.choice(n, k, replace=False)
+        mat[rows] = 1e-4 * rng.standard_normal((k, dim))
+        mat[rows, rng.integers(0, dim, k)] = rng.choice([-1.0, 1.0], k)
+        mat[rows] = _unit(mat[rows])
+    if draw(st.booleans()):  # rows of any length, not L2-normalized
+        mat *= (10.0 ** rng.uniform(-2, 2, n)).astype(np.float32)[:, None]
+    if draw(st.booleans()):
+        mat[rng.integers(n)] = 0.0  # a zero row
+    if draw(st.booleans()):  # many exact ties: a block of copies of one row
+        k = draw(st.integers(2, max(2, n // 4)))
+        mat[rng.choice(n, min(k, n), replace=False)] = mat[0]
+    how = draw(st.sampled_from(["random", "near a row", "a row"]))
+    if how == "random":
+        q = rng.standard_normal(dim)
+    elif how == "near a row":
+        q = mat[rng.integers(n)] + 0.1 * float(np.linalg.norm(mat, axis=1).mean()) * rng.standard_normal(dim)
+    else:
+        q = mat[rng.integers(n)].astype(np.float64)
+    q = (q * 10.0 ** draw(st.floats(-3, 3))).astype(np.float32)  # queries of any length
+    want = draw(st.integers(1, n + 5))
+    return np.ascontiguousarray(mat, dtype=np.float32), q, want
 
 
-def test_pruned_search_with_a_thread_pool_and_memory_maps(tmp_path: Path) -> None:
+@settings(max_examples=120, deadline=None)
+@given(case=_cases(), mapped=st.booleans(), threads=st.booleans())
+def test_q8_pruned_equals_plain_product(pool: ThreadPoolExecutor, case: tuple[np.ndarray, np.ndarray, int],
+                                        mapped: bool, threads: bool) -> None:
+    mat, q, want = case
+    quant = quantize(mat)
+    assert quant is not None
+    n = len(mat)
+    # the stored form: x_j = scale_j (z_j + e_j) with |e| <= 1/2; norm bounds every row
+    assert quant.z.dtype == np.int8 and quant.scale.dtype == np.float32 and quant.scale.shape == (n,)
+    assert quant.norm >= float(np.linalg.norm(mat.astype(np.float64), axis=1).max())
+    err = mat.astype(np.float64) / np.where(quant.scale > 0, quant.scale, 1)[:, None] - quant.z
+    assert float(np.abs(err).max()) <= 0.5 + 1e-9
+    with tempfile.TemporaryDirectory() as tmp:
+        if mapped:
+            for name, arr in (("mat", mat), ("z", quant.z), ("scale", quant.scale)):
+                np.save(Path(tmp) / f"{name}.npy", arr)
+            m, z, s = (np.load(Path(tmp) / f"{name}.npy", mmap_mode="r") for name in ("mat", "z", "scale"))
+            quant = vmod.Quantized(z, s, quant.norm)
+        else:
+            m = mat
+        with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0 if threads else vmod.SPLIT_MIN_ROWS):
+            p = pool if threads else None
+            if want <= n:
+                # every row of the plain top (all rows tied with the want-th) is a candidate
+                cand = q8_candidates(quant, q, want, p)
+                if cand is None:
+                    assert not np.any(q)  # a zero query: the plain product
+                else:
+                    full = mat @ q
+                    kth = np.sort(full)[::-1][want - 1]
+                    assert set(np.flatnonzero(full >= kth).tolist()) <= set(cand.tolist())
+                    assert np.all(np.diff(cand) > 0)
+            _assert_same_top(mat, q, want, exact_top(m, q, want, pool=p, quantized=quant))
+        del m, quant
+
+
+def test_pruning_rules_out_most_rows_of_clustered_data(pool: ThreadPoolExecutor, tmp_path: Path) -> None:
+    """On data like the bench store's (rows near a subspace), few rows are computed in float32,
+    with and without the pool (its halves: SPLIT_MIN_ROWS) and from memory maps."""
     rng = np.random.default_rng(3)
     mat = _clustered(rng, 40_000, 96, 12)
-    proj = make_projection(mat)
-    assert proj is not None
-    paths = []
-    for name, arr in zip(("basis", "proj", "resid", "mat"), (*proj, mat), strict=True):
-        p = tmp_path / f"{name}.npy"
-        np.save(p, arr)
-        paths.append(p)
-    basis = np.load(paths[0])
-    pm, rm, mm = (np.load(p, mmap_mode="r") for p in paths[1:])
-    with ThreadPoolExecutor(2) as pool:
-        for i in range(20):
-            q = _unit(rng.standard_normal(96)) if i % 2 else _unit(mat[i] + 0.2 * rng.standard_normal(96))
-            _assert_same_top(mat, q, 40, exact_top(mm, q, 40, pool=pool, projection=(basis, pm, rm)))
-            _assert_same_top(mat, q, 40, exact_top(mat, q, 40, pool=pool))
+    quant = quantize(mat)
+    assert quant is not None
+    for name, arr in (("mat", mat), ("z", quant.z), ("scale", quant.scale)):
+        np.save(tmp_path / f"{name}.npy", arr)
+    mm, zm, sm = (np.load(tmp_path / f"{name}.npy", mmap_mode="r") for name in ("mat", "z", "scale"))
+    mapped = vmod.Quantized(zm, sm, quant.norm)
+    counts = []
+    for i in range(20):
+        q = _unit(rng.standard_normal(96)) if i % 2 else _unit(mat[i] + 0.2 * rng.standard_normal(96))
+        counts.append(len(q8_candidates(quant, q, 40)))
+        assert np.array_equal(q8_candidates(mapped, q, 40, pool), q8_candidates(quant, q, 40))
+        _assert_same_top(mat, q, 40, exact_top(mm, q, 40, pool=pool, quantized=mapped))
+        _assert_same_top(mat, q, 40, exact_top(mat, q, 40, quantized=quant))
+        _assert_same_top(mat, q, 40, exact_top(mat, q, 40, pool=pool))
+    assert np.median(counts) < 0.05 * len(mat)
 
 
-def test_full_rank_rows_get_no_projection() -> None:
-    """Random directions spread their variance over every dimension: the bound cannot prune,
-    so no projection is built and search stays a plain exact product."""
-    rng = np.random.default_rng(5)
-    mat = _unit(rng.standard_normal((5000, 64)))
-    assert make_projection(mat) is None
-    q = _unit(rng.standard_normal(64))
-    _assert_same_top(mat, q, 10, exact_top(mat, q, 10))
+def test_zero_or_non_finite_query_uses_the_plain_product() -> None:
+    rng = np.random.default_rng(4)
+    mat = _unit(rng.standard_normal((300, 16)))
+    quant = quantize(mat)
+    assert quant is not None
+    assert q8_candidates(quant, np.zeros(16, dtype=np.float32), 5) is None
+    assert q8_candidates(quant, np.full(16, np.nan, dtype=np.float32), 5) is None
+    idx, sims = exact_top(mat, np.zeros(16, dtype=np.float32), 5, quantized=quant)
+    assert len(idx) == 5 and np.all(sims == 0)
+    bad = mat.copy()
+    bad[3, 2] = np.inf
+    assert quantize(bad) is None
 
 
 def test_want_at_least_rows_returns_all() -> None:
     rng = np.random.default_rng(6)
     mat = _unit(rng.standard_normal((30, 16)))
-    idx, sims = exact_top(mat, mat[0], 50)
+    quant = quantize(mat)
+    idx, sims = exact_top(mat, mat[0], 50, quantized=quant)
     assert sorted(idx.tolist()) == list(range(30))
     np.testing.assert_allclose(sims, mat @ mat[0], atol=1e-6)
 
 
-def _build(tmp: Path, name: str, per_scope: dict[str, list[tuple[str, str, np.ndarray]]],
-           proj_min_rows: int) -> VectorIndex:
-    from mem.format.index.vectors import build_vectors
+def _per_scope(rng: np.random.Generator, n: int = 2500) -> dict[str, list[tuple[str, str, np.ndarray]]]:
+    return {sc: [(f"{sc}-{i:05d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, n, 48, 6))]
+            for sc in ("ana", "bob")}
 
+
+def _build(tmp: Path, name: str, per_scope: dict[str, list[tuple[str, str, np.ndarray]]],
+           quant_min_rows: int) -> VectorIndex:
     space = space_of("hashing")
     m = build_vectors(tmp / name, dataclasses.replace(space, dim=48), per_scope, lex_generation=None,
-                      lex_seq=0, proj_min_rows=proj_min_rows)
+                      lex_seq=0, quant_min_rows=quant_min_rows)
     return VectorIndex(tmp, m)
 
 
-def test_vector_index_with_projection_answers_like_without(tmp_path: Path) -> None:
-    """A generation built with projections (manifest ``proj`` > 0, three files per scope) returns
-    the same hits as one built without; scopes stay apart; a damaged projection is exit 9."""
+def _expected(per_scope: dict[str, list[tuple[str, str, np.ndarray]]], scopes: list[str], q: np.ndarray,
+              k: int) -> list[float]:
+    sims = [float(v @ q) for sc in scopes for _i, _d, v in per_scope[sc]]
+    return sorted(sims, reverse=True)[:k]
+
+
+def test_vector_index_with_q8_answers_like_without(tmp_path: Path, pool: ThreadPoolExecutor) -> None:
+    """A generation built with int8 rows (manifest ``q8``, two files per scope) returns the same
+    hits as one built without, one-shot (memory maps) and long-lived (in memory, the pool);
+    scopes stay apart."""
     rng = np.random.default_rng(11)
-    per_scope = {
-        sc: [(f"{sc}-{i:05d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, 2500, 48, 6))]
-        for sc in ("ana", "bob")
-    }
-    pruned = _build(tmp_path, "vectors-a", per_scope, proj_min_rows=1000)
-    plain = _build(tmp_path, "vectors-b", per_scope, proj_min_rows=10**9)
-    assert pruned.manifest["scopes"]["ana"]["proj"] > 0 and plain.manifest["scopes"]["ana"]["proj"] == 0
-    assert (tmp_path / "vectors-a" / "ana.proj.npy").is_file()
-    assert not (tmp_path / "vectors-b" / "ana.proj.npy").exists()
-    for i in range(15):
+    per_scope = _per_scope(rng)
+    pruned = _build(tmp_path, "vectors-a", per_scope, quant_min_rows=1000)
+    plain = _build(tmp_path, "vectors-b", per_scope, quant_min_rows=10**9)
+    entry = pruned.manifest["scopes"]["ana"]
+    assert entry["q8"]["norm"] >= 1.0 and plain.manifest["scopes"]["ana"]["q8"] is None
+    assert np.load(tmp_path / "vectors-a" / "ana.q8.npy").dtype == np.int8
+    assert np.load(tmp_path / "vectors-a" / "ana.q8scale.npy").shape == (2500,)
+    assert not list((tmp_path / "vectors-b").glob("*.q8*.npy"))
+    assert not list((tmp_path / "vectors-a").glob("*.proj.npy"))
+    for i in range(12):
         q = _unit(rng.standard_normal(48)) if i % 2 else per_scope["bob"][i][2]
         for scopes in (["ana"], ["bob"], ["ana", "bob"]):
-            a = pruned.search(q, scopes, 40)
-            b = plain.search(q, scopes, 40)
-            assert {h.scope for h in a} <= set(scopes)
-            np.testing.assert_allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-5)
-    np.save(tmp_path / "vectors-a" / "bob.resid.npy", np.zeros(7, dtype=np.float32))
-    fresh = VectorIndex(tmp_path, pruned.manifest)
-    with pytest.raises(IndexUnavailableError, match="projection has shape"):
-        fresh.search(per_scope["bob"][0][2], ["bob"], 10)
+            for kw in ({}, {"use_graph": True, "pool": pool}):
+                a = pruned.search(q, scopes, 40, **kw)  # type: ignore[arg-type]
+                b = plain.search(q, scopes, 40, **kw)  # type: ignore[arg-type]
+                assert {h.scope for h in a} <= set(scopes)
+                np.testing.assert_allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-6)
+                np.testing.assert_allclose([h.similarity for h in a], _expected(per_scope, scopes, q, 40), atol=1e-6)
+
+
+def test_generation_built_before_q8_searches_with_the_plain_product(tmp_path: Path) -> None:
+    """An older generation: the manifest's scope entries have ``proj`` (PCA projection files
+    ``<scope>.basis/.proj/.resid.npy``), no ``q8`` and no int8 files. It is searched exactly,
+    with the plain product; the old files are not read."""
+    rng = np.random.default_rng(12)
+    per_scope = _per_scope(rng)
+    vec = _build(tmp_path, "vectors-old", per_scope, quant_min_rows=10**9)
+    manifest = json.loads(json.dumps(vec.manifest))
+    for sc, entry in manifest["scopes"].items():
+        del entry["q8"]
+        entry["proj"] = 32
+        for name in ("basis", "proj", "resid"):  # as the old code left them, here unreadable
+            (tmp_path / "vectors-old" / f"{sc}.{name}.npy").write_bytes(b"not an array")
+    old = VectorIndex(tmp_path, manifest)
+    for i in range(6):
+        q = _unit(rng.standard_normal(48)) if i % 2 else per_scope["ana"][i][2]
+        for scopes in (["ana"], ["ana", "bob"]):
+            got = old.search(q, scopes, 40)
+            np.testing.assert_allclose([h.similarity for h in got], _expected(per_scope, scopes, q, 40), atol=1e-6)
+
+
+def _damage_npy(path: Path, how: str) -> None:
+    if how == "truncated":
+        path.write_bytes(path.read_bytes()[:100])
+    elif how == "missing":
+        path.unlink()
+    elif how == "mis-shaped":
+        a = np.load(path)
+        np.save(path, a[:-1])
+    elif how == "wrong dtype":
+        np.save(path, np.load(path).astype(np.float64))
+    elif how == "nan":
+        a = np.load(path)
+        a[7] = np.nan
+        np.save(path, a)
+    else:
+        raise AssertionError(how)
+
+
+@pytest.mark.parametrize(("name", "how"), [
+    ("q8", "truncated"), ("q8", "missing"), ("q8", "mis-shaped"), ("q8", "wrong dtype"),
+    ("q8scale", "truncated"), ("q8scale", "mis-shaped"), ("q8scale", "wrong dtype"), ("q8scale", "nan"),
+])
+def test_damaged_q8_files_are_index_unavailable(tmp_path: Path, name: str, how: str) -> None:
+    rng = np.random.default_rng(13)
+    per_scope = _per_scope(rng, n=1200)
+    vec = _build(tmp_path, "vectors-d", per_scope, quant_min_rows=1000)
+    path = tmp_path / "vectors-d" / f"bob.{name}.npy"
+    _damage_npy(path, how)
+    for in_memory in (False, True):
+        fresh = VectorIndex(tmp_path, vec.manifest)
+        assert len(fresh.search(per_scope["ana"][0][2], ["ana"], 10)) == 10  # the other scope is fine
+        with pytest.raises(IndexUnavailableError) as exc:
+            fresh.search(per_scope["bob"][0][2], ["bob"], 10, use_graph=in_memory)
+        assert exc.value.path == str(path)
+        assert exc.value.hint is not None and "mem rebuild --vectors" in exc.value.hint
+
+
+def test_invalid_q8_manifest_entry_is_index_unavailable(tmp_path: Path) -> None:
+    rng = np.random.default_rng(14)
+    per_scope = _per_scope(rng, n=1200)
+    vec = _build(tmp_path, "vectors-m", per_scope, quant_min_rows=1000)
+    for bad in ({"norm": "1.0"}, {"norm": -1.0}, {"norm": float("nan")}, {}, 7):
+        manifest = json.loads(json.dumps(vec.manifest))
+        manifest["scopes"]["ana"]["q8"] = bad
+        with pytest.raises(IndexUnavailableError, match="q8 entry") as exc:
+            VectorIndex(tmp_path, manifest).search(per_scope["ana"][0][2], ["ana"], 10)
+        assert exc.value.path == str(tmp_path / "vectors.json")
