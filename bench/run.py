@@ -7,7 +7,9 @@ Measures, in one run:
   - whole process: `mem search --mode lexical`, `mem search` (hybrid), the floor
     (`python -c "import tantivy"` + open the index + one query) and `grep -ril WORD records/`;
   - in process (Python API, warm): lexical / vector / hybrid p50 and p95, query embedding alone;
-  - HNSW recall@10 against exact search on the store's real vectors (largest scope);
+  - HNSW recall@10 against exact search on the store's real vectors (largest scope), when it has a graph;
+  - the vector arm's exact top 40 over all rows: plain product vs pruned with the int8 rows (q8),
+    one thread and with a 2-thread pool, results compared (`measure_pruning`);
   - one `mem add` into the store, whole process;
   - retrieval quality on the labelled set (quality.json): recall@5/10 and MRR per mode.
 """
@@ -192,42 +194,60 @@ def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) 
 
 
 def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str, str]]) -> None:
-    """The vector arm's exact top 40 over every scope: plain product vs pruned (projection),
-    interleaved query by query, with both results compared."""
+    """The vector arm's exact top 40 over every scope: plain product vs pruned with the int8 rows
+    (q8), each on one thread and with a 2-thread pool (as ``VectorIndex.search`` runs them: the
+    scopes at once, or a lone big scope's halves), interleaved query by query; every result is
+    compared with the plain one-thread product's, and the rows computed in float32 are counted."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
 
-    from mem.format.index.vectors import exact_top
+    from mem.format.index.vectors import exact_tops, q8_candidates
 
     root = vec.index_dir.parent.parent
     qtexts = list(queries)
     if (root / "quality.json").exists():
         qtexts += [q["query"] for q in json.loads((root / "quality.json").read_text())]
     qs = emb.embed(qtexts)
-    scopes = []
+    plain_jobs, q8_jobs = [], []
     for sc in vec.scopes():
         m = vec.main(sc)
         if not m.rows:
             continue
-        pdim = int((vec.manifest["scopes"].get(sc) or {}).get("proj") or 0)
         mat = m.matrix(vec.space.dim, in_memory=True)
-        scopes.append((mat, m.projection(vec.space.dim, pdim, in_memory=True) if pdim else None))
-    if not any(p is not None for _m, p in scopes):
-        rows.append(("pruned exact vector search", "no scope has a projection"))
+        plain_jobs.append((mat, None, 40))
+        q8_jobs.append((mat, vec.quantized(sc, in_memory=True), 40))
+    if not any(qz is not None for _m, qz, _w in q8_jobs):
+        rows.append(("pruned exact vector search", "no scope has int8 rows (q8)"))
         return
-    plain, pruned, same = [], [], 0
-    for qv in qs:
-        for label, acc in (("plain", plain), ("pruned", pruned)):
-            t = time.perf_counter()
-            got = [exact_top(mat, qv, 40, projection=proj if label == "pruned" else None) for mat, proj in scopes]
-            acc.append((time.perf_counter() - t) * 1000)
-            if label == "plain":
-                ref = got
-        same += all(np.allclose(np.sort(a[1]), np.sort(b[1]), atol=1e-5) for a, b in zip(ref, got, strict=True))
-    n_rows = sum(len(mat) for mat, _p in scopes)
-    dims = sorted({int(p[0].shape[0]) for _m, p in scopes if p is not None})
-    rows.append((f"vector arm top 40 over all {n_rows:,} rows, {len(qs)} queries: plain / pruned (proj {dims}) p50 ms",
-                 f"{pct(plain, .5):.2f} / {pct(pruned, .5):.2f} ({pct(plain, .5) / max(pct(pruned, .5), 1e-9):.2f}x); "
-                 f"same top 40: {same}/{len(qs)}"))
+    n_rows = sum(len(mat) for mat, _q, _w in plain_jobs)
+    variants = [("plain", plain_jobs, False), ("plain, pool", plain_jobs, True),
+                ("q8", q8_jobs, False), ("q8, pool", q8_jobs, True)]
+    times: dict[str, list[float]] = {label: [] for label, _j, _p in variants}
+    same = dict.fromkeys(times, 0)
+    cands: list[int] = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for qv in qs:
+            ref = None
+            for label, jobs, use_pool in variants:
+                t = time.perf_counter()
+                got = exact_tops(jobs, qv, pool if use_pool else None)
+                times[label].append((time.perf_counter() - t) * 1000)
+                ref = got if ref is None else ref
+                same[label] += all(np.allclose(np.sort(a[1]), np.sort(b[1]), rtol=0, atol=1e-6)
+                                   for a, b in zip(ref, got, strict=True))
+            cands.append(sum(len(mat) if qz is None else len(q8_candidates(qz, qv, w))
+                             for mat, qz, w in q8_jobs))
+    p = {label: pct(ts, .5) for label, ts in times.items()}
+    rows.append((f"vector arm top 40 over all {n_rows:,} rows, {len(qs)} queries, p50 ms: plain / plain with the "
+                 "2-thread pool / q8 / q8 with the pool",
+                 " / ".join(f"{p[label]:.2f}" for label in times)
+                 + f" (q8 {p['plain'] / max(p['q8'], 1e-9):.2f}x one thread, "
+                 f"{p['plain, pool'] / max(p['q8, pool'], 1e-9):.2f}x with the pool)"))
+    rows.append(("… rows computed in float32 after the int8 bound: median / p90 / max (all scopes)",
+                 f"{pct(cands, .5):,} / {pct(cands, .9):,} / {max(cands):,} of {n_rows:,}"))
+    rows.append(("… same top 40 as the plain product (sorted scores within 1e-6)",
+                 ", ".join(f"{label} {same[label]}/{len(qs)}" for label in times)))
 
 
 def measure_add(root: Path, env: dict[str, str], rows: list[tuple[str, str]]) -> None:
