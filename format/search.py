@@ -141,6 +141,7 @@ class Searcher:
         self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
         # (scope, id) -> (digest, {query term: present}) read from tantivy (see _presence)
         self._present: dict[tuple[str, str], tuple[str, dict[str, bool]]] = {}
+        self._found: dict[tuple[str, str], frozenset[str]] = {}  # this search's query terms per candidate
         #: wall-clock figures of the last search (bench/run.py reports them): total_ms and, when
         #: the query was embedded, after_embedding_ms (from the moment its vector was ready)
         self.last_timings: dict[str, float] = {}
@@ -391,6 +392,7 @@ class Searcher:
         eff_status = list(flt.effective_statuses())
         warnings: list[str] = []
         self._unreadable.clear()
+        self._found = {}
         at = now()
         started = time.perf_counter()
         use_vec = mode in ("hybrid", "vector")
@@ -449,13 +451,17 @@ class Searcher:
             if used in ("hybrid", "lexical"):
                 lex_hits = lex.search(query, scopes=scope_list, kinds=kinds, statuses=eff_status, tags=tags,
                                       limit=fetch)
-            if qjob is not None:
+            views: dict[tuple[str, str], Any] = {}
+            tomb: dict[str, Any] = {}
+            if qjob is not None:  # while the query is embedded: look up the lexical candidates
+                self._views([(h.scope, h.id) for h in lex_hits], flt, tomb, weights, lex, views)
                 qvec, embedded_at = qjob.result()
                 qjob = None
             vec_hits = []
             if vec is not None and qvec is not None:
                 vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool)
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, k)
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, k,
+                                     views, tomb)
             if stale:
                 from .index import refresh
 
@@ -529,18 +535,13 @@ class Searcher:
               at: _dt.datetime, explain: bool, vec: VectorIndex | None = None,
               qvec: Any = None, weights: dict[str, float] | None = None,
               lex: LexicalIndex | None = None, k: int | None = None,
+              views: dict[tuple[str, str], Any] | None = None, tomb: dict[str, Any] | None = None,
               ) -> tuple[list[Hit], list[tuple[str, str]]]:
         """Rank the candidates of both arms; the best ``k`` (all when None) as hits, and the
         candidates found stale (their index entries disagree with their files).
 
-        A candidate is ranked from what the lexical index's state says of it (kind, status, tags,
-        confidence, times, digest: ``LexicalIndex.meta_of``), trusted when a stat of its file
-        still shows the size and mtime the state recorded (the rule the refresh applies to every
-        file), and from its query terms as tantivy indexed them (``terms.presence``). Only the
+        Each candidate is looked up by ``_views`` (``views`` may hold some already); only the
         hits returned are read from their files, and each is checked against what ranked it.
-        A candidate whose file changed since it was indexed, that the state does not describe,
-        or any candidate of a ``known_at`` search (which needs ``superseded_at``) is read from
-        its file to be ranked, as every candidate once was.
         """
         from .index.lexical import DocFields, DocMeta
         from .index.terms import coverage
@@ -553,39 +554,22 @@ class Searcher:
         for rank, h in enumerate(vec_hits, 1):
             cands.setdefault((h.scope, h.id), {})["vector"] = (rank, h.similarity, h.digest)
         stale: list[tuple[str, str]] = []
-        tomb: dict[str, Any] = {}
-        meta = lex.meta_of(list(cands)) if lex is not None and flt.known_at is None and cands else {}
-        # (key, arms, digest, record or None, meta or None) of every candidate that may rank
-        views: list[tuple[tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None]] = []
+        tomb = {} if tomb is None else tomb
+        views = {} if views is None else views
+        self._views(list(cands), flt, tomb, weights if mode == "hybrid" and how == "convex" else None, lex, views)
+        ranking: list[tuple[tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None]] = []
         for key, arms in cands.items():
-            scope, rid = key
-            m = meta.get(key)
-            rec: Record | None = None
-            if m is not None:
-                if self._forgotten(scope, rid, tomb):
-                    continue
-                try:
-                    st = os.stat(os.path.join(self._records, scope, rid + ".md"))
-                except (FileNotFoundError, NotADirectoryError):
-                    if "lexical" in arms:
-                        stale.append(key)  # file gone: drop it from the index
-                    continue
-                if st.st_mtime_ns != m.mtime_ns or st.st_size != m.size:
-                    was, m = m, None  # changed since it was indexed: read it
-            else:
-                was = None
-            if m is None:
-                got = self._record_digest(scope, rid, tomb)
-                if got is None:
-                    if "lexical" in arms:
-                        stale.append(key)  # file gone or unreadable: drop it from the index
-                    continue
-                rec, digest = got
-                if was is not None and _with_fields(was, DocFields.from_record(rec)) != was:
-                    stale.append(key)  # e.g. its status edited in place: re-index it, rank again
-                    continue
-            else:
-                digest = m.digest
+            view = views[key]
+            if view is _FILTERED:
+                continue
+            if view is _GONE:
+                if "lexical" in arms:
+                    stale.append(key)  # file gone or unreadable: drop it from the index
+                continue
+            if view is _STALE:
+                stale.append(key)  # the index disagrees with the file: re-index it, rank again
+                continue
+            digest, rec, m = view
             if "lexical" in arms and arms["lexical"][2] != digest:
                 stale.append(key)
                 continue
@@ -593,24 +577,17 @@ class Searcher:
                 del arms["vector"]  # computed from older content: never used
                 if not arms:
                     continue
-            if rec is not None:
-                if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
-                    continue
-            elif m is not None and not self._meta_matches(flt, scope, rid, m):
-                continue
-            views.append((key, arms, digest, rec, m))
-
-        found: dict[tuple[str, str], frozenset[str]] = {}
-        if mode == "hybrid" and how == "convex" and weights and lex is not None:
-            found, differ = self._presence(lex, weights, [(key, dg) for key, _a, dg, rec, _m in views if rec is None])
-            if differ:  # tantivy holds another version than its state says: re-index them
-                stale.extend(differ)
-                views = [v for v in views if v[0] not in differ]
+            ranking.append((key, arms, digest, rec, m))
 
         ranked: list[tuple[float, str, tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None,
                            dict[str, Any] | None]] = []
-        for key, arms, digest, rec, m in views:
-            scope, rid = key
+        filled: dict[tuple[str, str], float] = {}
+        if mode == "hybrid" and how == "convex" and vec is not None and qvec is not None:
+            # a lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
+            filled = vec.cosines([(key[0], key[1], dg) for key, arms, dg, _r, _m in ranking
+                                  if "vector" not in arms], qvec)
+        for key, arms, digest, rec, m in ranking:
+            rid = key[1]
             if rec is not None:
                 p, parts = prior(rec, at)
             else:
@@ -627,15 +604,12 @@ class Searcher:
                 if "vector" in arms:
                     cos = arms["vector"][1]
                 else:
-                    cos = 0.0
-                    if vec is not None and qvec is not None and vec.valid_digest(scope, rid) == digest:
-                        v = vec.vector_of(scope, rid)
-                        if v is not None:
-                            cos = cos_filled = float(v @ qvec)
+                    cos_filled = filled.get(key)
+                    cos = 0.0 if cos_filled is None else cos_filled
                 if rec is not None:
                     cov = self._coverage(weights or {}, rec, digest)
                 else:
-                    cov = coverage(weights or {}, found.get(key, frozenset()))
+                    cov = coverage(weights or {}, self._found.get(key, frozenset()))
                 base = w * cos + (1.0 - w) * cov * cov
             elif mode == "lexical":
                 base = arms["lexical"][1]
@@ -674,6 +648,67 @@ class Searcher:
             out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
         return out, stale
+
+    def _views(self, keys: list[tuple[str, str]], flt: RecordFilter, tomb: dict[str, Any],
+               weights: dict[str, float] | None, lex: LexicalIndex | None,
+               views: dict[tuple[str, str], Any]) -> None:
+        """Look up the candidates ``keys`` not yet in ``views``: each gets (digest, record or
+        None, DocMeta or None), or _GONE (file gone, unreadable or forgotten), _STALE (the index
+        disagrees with the file) or _FILTERED (fails ``flt``). With ``weights``, the query terms of
+        those ranked from the state are read from tantivy into ``self._found``.
+
+        A candidate is ranked from what the lexical index's state says of it (kind, status, tags,
+        confidence, times, digest: ``LexicalIndex.meta_of``), trusted when a stat of its file
+        still shows the size and mtime the state recorded (the rule the refresh applies to every
+        file), and from its query terms as tantivy indexed them (``terms.presence``). A candidate
+        whose file changed since it was indexed, that the state does not describe, or any
+        candidate of a ``known_at`` search (which needs ``superseded_at``) is read from its file,
+        as every candidate once was.
+        """
+        from .index.lexical import DocFields
+
+        keys = [key for key in dict.fromkeys(keys) if key not in views]
+        if not keys:
+            return
+        meta = lex.meta_of(keys) if lex is not None and flt.known_at is None else {}
+        from_state: list[tuple[tuple[str, str], str]] = []
+        for key in keys:
+            scope, rid = key
+            m = meta.get(key)
+            was = None
+            if m is not None:
+                if self._forgotten(scope, rid, tomb):
+                    views[key] = _GONE
+                    continue
+                try:
+                    st = os.stat(os.path.join(self._records, scope, rid + ".md"))
+                except (FileNotFoundError, NotADirectoryError):
+                    views[key] = _GONE
+                    continue
+                if st.st_mtime_ns != m.mtime_ns or st.st_size != m.size:
+                    was, m = m, None  # changed since it was indexed: read it
+            if m is None:
+                got = self._record_digest(scope, rid, tomb)
+                if got is None:
+                    views[key] = _GONE
+                    continue
+                rec, digest = got
+                if was is not None and _with_fields(was, DocFields.from_record(rec)) != was:
+                    views[key] = _STALE  # e.g. its status edited in place
+                elif (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
+                    views[key] = _FILTERED
+                else:
+                    views[key] = (digest, rec, None)
+            elif not self._meta_matches(flt, scope, rid, m):
+                views[key] = _FILTERED
+            else:
+                views[key] = (m.digest, None, m)
+                from_state.append((key, m.digest))
+        if weights and lex is not None and from_state:
+            found, differ = self._presence(lex, weights, from_state)
+            self._found.update(found)
+            for key in differ:  # tantivy holds another version than its state says
+                views[key] = _STALE
 
     def _forgotten(self, scope: str, rid: str, tomb: dict[str, Any]) -> bool:
         ids_ = tomb.get(scope)
@@ -743,6 +778,10 @@ class Searcher:
                 self._present[key] = (dg, known)
                 out[key] = terms_found
         return out, differ
+
+
+#: What ``Searcher._views`` says of a candidate that is not ranked.
+_GONE, _STALE, _FILTERED = "gone", "stale", "filtered"
 
 
 def _timed_embed(emb: Embedder, query: str) -> tuple[Any, float]:

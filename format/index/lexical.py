@@ -326,6 +326,9 @@ class LexicalIndex:
         self._searcher: Any = None
         # docs added - removed since the manifest was read (None: count them when saving)
         self._docs_delta: int | None = 0 if "docs" in manifest else None
+        # meta_of's rows, valid while the state database is unchanged (see _meta_version)
+        self._meta: dict[tuple[str, str], DocMeta | None] = {}
+        self._meta_version: int | None = None
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -419,11 +422,23 @@ class LexicalIndex:
     def meta_of(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DocMeta]:
         """The state of these (scope, id): the ones the state knows fully (rows an older mem
         wrote have no ranking fields and are left out, as are unknown keys)."""
-        by_scope: dict[str, list[str]] = {}
-        for scope, rid in keys:
-            by_scope.setdefault(scope, []).append(rid)
-        out: dict[tuple[str, str], DocMeta] = {}
         db = self.db
+        try:  # any commit to the state, by this connection or another process, changes it
+            ver = int(db.execute("PRAGMA data_version").fetchone()[0]) * 1_000_003 + int(db.total_changes)
+        except sqlite3_errors() as exc:
+            raise damaged(self.path, exc) from None
+        if ver != self._meta_version or len(self._meta) > 200_000:
+            self._meta, self._meta_version = {}, ver
+        cache = self._meta
+        out: dict[tuple[str, str], DocMeta] = {}
+        by_scope: dict[str, list[str]] = {}
+        for key in keys:
+            if key in cache:
+                got = cache[key]
+                if got is not None:
+                    out[key] = got
+            else:
+                by_scope.setdefault(key[0], []).append(key[1])
         for scope, rids in by_scope.items():
             for a in range(0, len(rids), 500):  # under SQLite's bound-parameter limit
                 part = rids[a:a + 500]
@@ -436,16 +451,18 @@ class LexicalIndex:
                     if "no such column" in str(exc):
                         return {}  # an older, read-only state table
                     raise damaged(self.path, exc) from None
+                for rid in part:
+                    cache[(scope, rid)] = None  # unknown or without ranking fields, unless below
                 for rid, mt, sz, dg, kind, status, tags, conf, rec_ms, vf, vt in rows:
                     if status is None or kind is None or tags is None or conf is None or rec_ms is None \
                             or vf is None or vt is None:
                         continue
                     try:
-                        tg = json.loads(tags)
-                    except ValueError:
+                        tg = () if tags == "[]" else tuple(str(t) for t in json.loads(tags))
+                    except (ValueError, TypeError):
                         continue
-                    out[(scope, rid)] = DocMeta(int(mt), int(sz), str(dg), str(kind), str(status),
-                                                tuple(str(t) for t in tg), float(conf), int(rec_ms), int(vf), int(vt))
+                    cache[(scope, rid)] = out[(scope, rid)] = DocMeta(
+                        int(mt), int(sz), str(dg), str(kind), str(status), tg, float(conf), int(rec_ms), int(vf), int(vt))
         return out
 
     def indexed_scopes(self) -> list[str]:

@@ -342,6 +342,25 @@ class VectorIndex:
         i = m.pos.get(rid)
         return None if i is None else m.matrix(self.space.dim)[i]
 
+    def cosines(self, items: Iterable[tuple[str, str, str]], q: Any) -> dict[tuple[str, str], float]:
+        """``v @ q`` for the live vector v of each (scope, id, digest) computed from that digest
+        (others are left out): ``valid_digest`` and ``vector_of`` for many, one cache check."""
+        self._refresh_cache()
+        out: dict[tuple[str, str], float] = {}
+        for scope, rid, digest in items:
+            d = self._delta.get(scope, {}).get(rid)
+            if d is not None:
+                if d[0] == digest:
+                    out[(scope, rid)] = float(d[1] @ q)
+                continue
+            if rid in self._dead.get(scope, set()):
+                continue
+            m = self.main(scope)
+            i = m.pos.get(rid)
+            if i is not None and m.rows[i][1] == digest:
+                out[(scope, rid)] = float(m.matrix(self.space.dim)[i] @ q)
+        return out
+
     def drop(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Invalidate the vectors of (scope, id) pairs (record changed, moved or forgotten)."""
         pairs = list(pairs)
