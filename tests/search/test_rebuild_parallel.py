@@ -254,9 +254,13 @@ def test_a_killed_rebuild_leaves_no_worker_holding_the_lock(store: Store) -> Non
     rebuild(store, lexical=True, vectors=False)
     before = json.loads((store.index_dir / LEXICAL_POINTER).read_text("utf-8"))["generation"]
     p = subprocess.Popen([sys.executable, "-c", _KILLED, str(store.root)], stdout=subprocess.PIPE, text=True,
-                         env={**os.environ, "MEM_EMBEDDER": "hashing"})
-    assert p.stdout is not None
-    pids = {int(p.stdout.readline().split()[1]) for _ in range(2)}
+                         stderr=subprocess.PIPE, env={**os.environ, "MEM_EMBEDDER": "hashing"})
+    assert p.stdout is not None and p.stderr is not None
+    lines = [p.stdout.readline() for _ in range(2)]
+    if not all(line.startswith("worker ") for line in lines):
+        p.kill()
+        raise AssertionError(f"the rebuild did not start its workers: {lines!r}, stderr: {p.stderr.read()!r}")
+    pids = {int(line.split()[1]) for line in lines}
     assert p.pid not in pids
     p.send_signal(signal.SIGKILL)
     p.wait(10)
