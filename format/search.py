@@ -11,10 +11,9 @@ The long-lived API (the MCP server and agents use it; start-up is paid once)::
 
 Guarantees: every hit is re-checked against the records before it is returned (the file
 exists, its id is not tombstoned, it passes the scope/kind/status/tag/time filters; the content
-is the file's). Candidates are ranked from what the lexical index's state says of them, trusted
-while a stat of the file shows the size and mtime the state recorded (the rule the refresh uses),
-so only the hits are read; a hit whose file disagrees with what ranked it is re-indexed and the
-search runs again. Scope is enforced inside both index queries too. Lexical mode never imports
+is the file's). Candidates are ranked from what the lexical index's state says of them, so only
+the hits are read; a hit whose file disagrees with what ranked it is re-indexed and the search
+runs again. Scope is enforced inside both index queries too. Lexical mode never imports
 numpy, usearch or the embedding model. Filter semantics are those of
 :class:`mem.format.store.RecordFilter` (statuses default to active + candidate).
 
@@ -658,15 +657,13 @@ class Searcher:
         those ranked from the state are read from tantivy into ``self._found``.
 
         A candidate is ranked from what the lexical index's state says of it (kind, status, tags,
-        confidence, times, digest: ``LexicalIndex.meta_of``), trusted when a stat of its file
-        still shows the size and mtime the state recorded (the rule the refresh applies to every
-        file), and from its query terms as tantivy indexed them (``terms.presence``). A candidate
-        whose file changed since it was indexed, that the state does not describe, or any
-        candidate of a ``known_at`` search (which needs ``superseded_at``) is read from its file,
-        as every candidate once was.
+        confidence, times, digest: ``LexicalIndex.meta_of``) and from its query terms as tantivy
+        indexed them (``terms.presence``), without touching its file: the index is as true as the
+        refresh keeps it (spec/index.md, "Staleness rules"), and each hit is read and checked
+        before it is returned (``_fuse``). A candidate the state does not describe, or any
+        candidate of a ``known_at`` search (which needs ``superseded_at``), is read from its
+        file, as every candidate once was.
         """
-        from .index.lexical import DocFields
-
         keys = [key for key in dict.fromkeys(keys) if key not in views]
         if not keys:
             return
@@ -675,27 +672,16 @@ class Searcher:
         for key in keys:
             scope, rid = key
             m = meta.get(key)
-            was = None
-            if m is not None:
-                if self._forgotten(scope, rid, tomb):
-                    views[key] = _GONE
-                    continue
-                try:
-                    st = os.stat(os.path.join(self._records, scope, rid + ".md"))
-                except (FileNotFoundError, NotADirectoryError):
-                    views[key] = _GONE
-                    continue
-                if st.st_mtime_ns != m.mtime_ns or st.st_size != m.size:
-                    was, m = m, None  # changed since it was indexed: read it
+            if m is not None and self._forgotten(scope, rid, tomb):
+                views[key] = _GONE
+                continue
             if m is None:
                 got = self._record_digest(scope, rid, tomb)
                 if got is None:
                     views[key] = _GONE
                     continue
                 rec, digest = got
-                if was is not None and _with_fields(was, DocFields.from_record(rec)) != was:
-                    views[key] = _STALE  # e.g. its status edited in place
-                elif (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
+                if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
                     views[key] = _FILTERED
                 else:
                     views[key] = (digest, rec, None)

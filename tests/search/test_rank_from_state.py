@@ -134,7 +134,7 @@ def test_older_state_table_gets_the_columns(tmp_path: Path) -> None:
 
 
 def test_a_status_edited_in_place_is_seen(big: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The refresh does not stat every file here (as in a big store): the candidate's stat does."""
+    """The refresh does not stat every file here (as in a big store): the check of each hit does."""
     monkeypatch.setattr(index_pkg, "FULL_SCAN_MAX_DOCS", 0)
     s = open_searcher(big, long_lived=False)
     hits = s.search("river tea", mode="hybrid", k=5).hits
