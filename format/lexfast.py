@@ -492,6 +492,15 @@ def prior_of(status: str, confidence: float, recorded_at: _dt.datetime,
     return s * c * r, {"status": s, "confidence": round(c, 4), "recency": round(r, 4)}
 
 
+def prior_ms(status: str, confidence: float, recorded_ms: int, at_ms: int) -> float:
+    """``prior_of``'s value from epoch milliseconds, without its parts: the same float when both
+    times are whole milliseconds (``(at - recorded_at).total_seconds()`` is then the correctly
+    rounded ``(at_ms - recorded_ms) / 1000``)."""
+    age_days = max(0.0, (at_ms - recorded_ms) / 1000 / 86400.0)
+    r: float = 1.0 + 0.1 * 0.5 ** (age_days / 180.0)
+    return STATUS_PRIOR.get(status, 0.5) * (0.75 + 0.25 * float(confidence)) * r
+
+
 def matches(rec: LeanRecord, kinds: Sequence[str] | None, statuses: Sequence[str], tags: Sequence[str] | None,
             as_of: _dt.datetime | None, known_at: _dt.datetime | None) -> bool:
     """RecordFilter.matches for the filters a search sets (``statuses``: the effective ones)."""

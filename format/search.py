@@ -48,7 +48,7 @@ from .errors import (
     RecordParseError,
 )
 from .lexfast import STATUS_PRIOR as STATUS_PRIOR
-from .lexfast import prior_of
+from .lexfast import prior_ms, prior_of
 from .record import Record
 from .store import RecordFilter, Store
 
@@ -544,7 +544,7 @@ class Searcher:
         """
         from .index.lexical import DocFields, DocMeta
         from .index.terms import coverage
-        from .timeutil import from_epoch_ms
+        from .timeutil import epoch_ms, from_epoch_ms
 
         how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
         cands: dict[tuple[str, str], dict[str, Any]] = {}
@@ -585,13 +585,18 @@ class Searcher:
             # a lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
             filled = vec.cosines([(key[0], key[1], dg) for key, arms, dg, _r, _m in ranking
                                   if "vector" not in arms], qvec)
+        at_ms = epoch_ms(at)
         for key, arms, digest, rec, m in ranking:
             rid = key[1]
+            parts: dict[str, float] | None = None
             if rec is not None:
                 p, parts = prior(rec, at)
-            else:
+            elif explain:
                 assert m is not None
                 p, parts = prior_of(m.status, m.confidence, from_epoch_ms(m.recorded_ms), at)
+            else:
+                assert m is not None
+                p = prior_ms(m.status, m.confidence, m.recorded_ms, at_ms)
             cos_filled: float | None = None
             cov: float | None = None
             if mode == "hybrid" and how == "rrf":

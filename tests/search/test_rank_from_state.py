@@ -48,13 +48,14 @@ def big(store: Store) -> Iterator[Store]:
     yield store
 
 
-def _results(store: Store, **kw: Any) -> list[dict[str, Any]]:
+def _results(store: Store, **kw: Any) -> list[Any]:
     s = open_searcher(store)
     try:
-        out = []
+        out: list[Any] = []
         for q in QUERIES:
             for mode in ("hybrid", "lexical", "vector"):
                 out.append(s.search(q, mode=mode, explain=True, **kw).to_dict())
+                out.append([(h.id, h.score) for h in s.search(q, mode=mode, **kw).hits])  # unrounded
         return out
     finally:
         s.close()
@@ -75,11 +76,19 @@ FILTERS: list[dict[str, Any]] = [
 @pytest.mark.parametrize("flt", FILTERS, ids=[",".join(f) or "none" for f in FILTERS])
 def test_same_results_as_reading_every_candidate(big: Store, flt: dict[str, Any],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _freeze_clock(monkeypatch)  # the recency prior: the same "now" for both, so scores compare exactly
     fast = _results(big, **flt)
     monkeypatch.setattr(LexicalIndex, "meta_of", lambda self, keys: {})
     slow = _results(big, **flt)
     assert fast == slow
     assert any(r["hits"] for r in fast)
+
+
+def _freeze_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mem.format.timeutil as tu
+
+    at = tu.now()
+    monkeypatch.setattr(tu, "now", lambda: at)
 
 
 def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
@@ -107,6 +116,7 @@ def test_only_the_hits_are_read(big: Store, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_state_without_ranking_fields_reads_candidates(big: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    _freeze_clock(monkeypatch)
     before = _results(big)
     lex = LexicalIndex.open(big.index_dir)
     assert lex is not None
