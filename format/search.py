@@ -669,11 +669,15 @@ class Searcher:
         candidate of a ``known_at`` search (which needs ``superseded_at``), is read from its
         file, as every candidate once was.
         """
+        from .index.lexical import DocFields
+
         keys = [key for key in dict.fromkeys(keys) if key not in views]
         if not keys:
             return
-        meta = lex.meta_of(keys) if lex is not None and flt.known_at is None else {}
+        fetched = lex is not None and flt.known_at is None
+        meta = lex.meta_of(keys) if lex is not None and fetched else {}
         from_state: list[tuple[tuple[str, str], str]] = []
+        fill: list[tuple[Any, int, int]] = []  # records whose state rows lack ranking fields
         for key in keys:
             scope, rid = key
             m = meta.get(key)
@@ -686,6 +690,8 @@ class Searcher:
                     views[key] = _GONE
                     continue
                 rec, digest = got
+                if fetched and (st := self._cache.get(key)) is not None:
+                    fill.append((DocFields.from_record(rec), st[0], st[1]))
                 if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
                     views[key] = _FILTERED
                 else:
@@ -695,6 +701,8 @@ class Searcher:
             else:
                 views[key] = (m.digest, None, m)
                 from_state.append((key, m.digest))
+        if fill and lex is not None:  # a state an older mem wrote: rank these from it next time
+            lex.fill_meta(fill)
         if weights and lex is not None and from_state:
             found, differ = self._presence(lex, weights, from_state)
             self._found.update(found)

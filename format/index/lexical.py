@@ -465,6 +465,42 @@ class LexicalIndex:
                         int(mt), int(sz), str(dg), str(kind), str(status), tg, float(conf), int(rec_ms), int(vf), int(vt))
         return out
 
+    def fill_meta(self, items: Sequence[tuple[DocFields, int, int]]) -> int:
+        """Best effort: give the ranking fields of (record, file mtime_ns, size) to their state
+        rows that lack them (rows an older mem wrote), where the row still describes that file
+        (same digest, mtime and size). Never waits for a writer and never fails: a locked or
+        read-only state is left as it is (searches read those records' files meanwhile).
+        Returns the rows filled."""
+        if not items:
+            return 0
+        import sqlite3
+
+        db = self.db
+        try:
+            db.execute("PRAGMA busy_timeout = 0")
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("PRAGMA busy_timeout = 30000")
+            return 0
+        done = 0
+        try:
+            for rec, mt, sz in items:
+                cur = db.execute(
+                    "UPDATE records SET kind=?, status=?, tags=?, confidence=?, recorded_ms=?, valid_from_ms=?, "
+                    "valid_to_ms=? WHERE scope=? AND id=? AND digest=? AND mtime_ns=? AND size=? AND status IS NULL",
+                    (*state_row(rec, mt, sz, 0)[6:], rec.scope, rec.id, rec.digest, mt, sz))
+                done += cur.rowcount
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            done = 0
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("PRAGMA busy_timeout = 30000")
+        return done
+
     def indexed_scopes(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT scope FROM records")]
 

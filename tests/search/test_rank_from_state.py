@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 import mem.format.index as index_pkg
 import mem.format.record as record_mod
 from mem.format.index import attach
-from mem.format.index.lexical import META_COLUMNS, LexicalIndex, open_state
+from mem.format.index.lexical import META_COLUMNS, DocFields, LexicalIndex, open_state
 from mem.format.index.terms import presence, terms
 from mem.format.search import open_searcher
 from mem.format.store import RecordFilter, Store
@@ -120,11 +121,46 @@ def test_state_without_ranking_fields_reads_candidates(big: Store, monkeypatch: 
     before = _results(big)
     lex = LexicalIndex.open(big.index_dir)
     assert lex is not None
+    keys = [tuple(r) for r in lex.db.execute("SELECT scope, id FROM records")]
     lex.db.execute("UPDATE records SET status = NULL")  # what rows an older mem wrote look like
-    lex.close()
+    assert lex.meta_of(keys) == {}
     reads = _count_reads(monkeypatch)
     assert _results(big) == before
-    assert len(reads) > 3 * len(QUERIES)  # every candidate was read
+    assert len(reads) > 3 * len(QUERIES)  # the candidates were read
+    # ... and their rows got their ranking fields back from those reads
+    filled = lex.meta_of(keys)
+    assert 0 < len(filled) <= len(keys)
+    assert all(m.status in ("active", "candidate", "rejected") for m in filled.values())
+    reads.clear()
+    assert _results(big) == before
+    assert len(reads) <= sum(len(r["hits"]) for r in before if isinstance(r, dict))  # now only hits are read
+    lex.close()
+
+
+def test_filling_ranking_fields_never_waits_for_a_writer(big: Store) -> None:
+    open_searcher(big).search("build", mode="lexical")
+    lex = LexicalIndex.open(big.index_dir)
+    other = LexicalIndex.open(big.index_dir)
+    assert lex is not None and other is not None
+    lex.db.execute("UPDATE records SET status = NULL")
+    rows = list(lex.db.execute("SELECT scope, id FROM records LIMIT 3"))
+    recs = [big.get(rid, sc) for sc, rid in rows]
+    items = []
+    for r in recs:
+        st_ = os.stat(big.record_path(r.scope, r.id))
+        items.append((DocFields.from_record(r), st_.st_mtime_ns, st_.st_size))
+    other.db.execute("BEGIN IMMEDIATE")  # a writer holds the state
+    t = time.monotonic()
+    assert lex.fill_meta(items) == 0
+    assert time.monotonic() - t < 1.0
+    other.db.execute("ROLLBACK")
+    assert lex.fill_meta(items) == 3
+    assert lex.fill_meta(items) == 0  # only rows without the fields
+    stale = [(f, mt + 1, sz) for f, mt, sz in items]
+    lex.db.execute("UPDATE records SET status = NULL")
+    assert lex.fill_meta(stale) == 0  # the file changed since the row: left for the refresh
+    lex.close()
+    other.close()
 
 
 def test_older_state_table_gets_the_columns(tmp_path: Path) -> None:
