@@ -237,7 +237,7 @@ from mem.format.store import Store
 real = index._read_task
 
 def slow(job, task):
-    print("worker", os.getpid(), flush=True)
+    os.write(1, f"worker {os.getpid()}\\n".encode())  # one write: two workers' lines never interleave
     time.sleep(0.3)
     return real(job, task)
 
