@@ -453,8 +453,17 @@ class VectorIndex:
                 for j, rid in enumerate(ids):
                     out.append(VecHit(scope, rid, delta[rid][0], float(sims[j])))
         found = exact_tops([(mat, qz, want) for _s, mat, qz, want in jobs], q, pool)
-        for (scope, *_rest), got in zip(jobs, found, strict=True):
-            self._collect(out, scope, got)
+        # hits only for the rows that can be among the best k of all scopes: those at least as
+        # similar as the k-th best row of all (ties kept; dead rows, at most ``want - k`` per
+        # scope, are dropped by _collect and may let lower rows in, so such scopes keep all)
+        parts = [np.asarray(got[1], dtype=np.float64) for got in found]
+        every = np.concatenate([*parts, np.array([h.similarity for h in out], dtype=np.float64)])
+        floor = -np.inf
+        if len(every) > k and not any(self._dead.get(scope) for scope, *_r in jobs):
+            floor = float(np.partition(every, len(every) - k)[len(every) - k])
+        for (scope, *_rest), (idx, sim), part in zip(jobs, found, parts, strict=True):
+            keep = np.flatnonzero(part >= floor)
+            self._collect(out, scope, (np.asarray(idx)[keep], np.asarray(sim)[keep]))
         out.sort(key=lambda h: (-h.similarity, h.id))
         return out[:k]
 

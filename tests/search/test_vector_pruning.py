@@ -283,3 +283,39 @@ def test_invalid_q8_manifest_entry_is_index_unavailable(tmp_path: Path) -> None:
         with pytest.raises(IndexUnavailableError, match="q8 entry") as exc:
             VectorIndex(tmp_path, manifest).search(per_scope["ana"][0][2], ["ana"], 10)
         assert exc.value.path == str(tmp_path / "vectors.json")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30), n_dead=st.integers(0, 5),
+       n_delta=st.integers(0, 5), dup=st.booleans())
+def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPathFactory, seed: int, k: int,
+                                               n_dead: int, n_delta: int, dup: bool) -> None:
+    """VectorIndex.search over several scopes (hits made only for rows that can reach the best k
+    of all) returns what sorting every live vector by (-similarity, id) returns: with dead rows,
+    delta rows, and ties (duplicated rows) at the cut."""
+    rng = np.random.default_rng(seed)
+    tmp = tmp_path_factory.mktemp("merge")
+    per_scope = {sc: [(f"{sc}-{i:04d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, n, 48, 5))]
+                 for sc, n in (("ana", 300), ("bob", 120), ("cy", 40))}
+    if dup:  # the same vector in two scopes and twice in one: exact ties
+        v = per_scope["ana"][0][2]
+        per_scope["bob"][5] = (per_scope["bob"][5][0], "d5", v)
+        per_scope["ana"][7] = (per_scope["ana"][7][0], "d7", v)
+    vec = _build(tmp, "vectors-m", per_scope, quant_min_rows=100)
+    live = {sc: {rid: (dg, row) for rid, dg, row in items} for sc, items in per_scope.items()}
+    dead = [("ana", per_scope["ana"][i][0]) for i in rng.choice(300, n_dead, replace=False)]
+    vec.drop(dead)
+    for sc, rid in dead:
+        del live[sc][rid]
+    adds = [("bob", f"bob-new{i}", f"n{i}", _unit(rng.standard_normal(48)).astype(np.float32)) for i in range(n_delta)]
+    vec.add(adds)
+    for sc, rid, dg, row in adds:
+        live[sc][rid] = (dg, row)
+    q = per_scope["ana"][0][2] if dup else _unit(rng.standard_normal(48)).astype(np.float32)
+    scopes = ["ana", "bob", "cy"]
+    got = vec.search(q, scopes, k)
+    want = sorted(((float(row @ q), rid) for sc in scopes for rid, (_dg, row) in live[sc].items()),
+                  key=lambda t: (-t[0], t[1]))[:k]
+    np.testing.assert_allclose([h.similarity for h in got], [s for s, _r in want], atol=1e-6)
+    assert all(h.id in live[h.scope] for h in got)
+    vec.close()
