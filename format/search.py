@@ -717,25 +717,17 @@ class Searcher:
 
     @staticmethod
     def _meta_matches(flt: RecordFilter, scope: str, rid: str, m: Any) -> bool:
-        """RecordFilter.matches on what the index state says (no ``known_at``: see _fuse)."""
+        """RecordFilter.matches on what the index state says (never with ``known_at``, see
+        ``_views``; a search sets no ``recorded_after`` or ``recorded_before``)."""
         from .timeutil import from_epoch_ms
 
         if flt.scopes is not None and scope not in flt.scopes:
             return False
-        if flt.kinds is not None and m.kind not in flt.kinds:
-            return False
-        if m.status not in flt.effective_statuses():
-            return False
-        if flt.tags and not set(flt.tags).issubset(m.tags):
-            return False
-        if flt.ids is not None and rid not in flt.ids:
-            return False
-        if flt.as_of is not None:
-            if m.valid_from_ms != -1 and from_epoch_ms(m.valid_from_ms) > flt.as_of:
-                return False
-            if m.valid_to_ms != -1 and from_epoch_ms(m.valid_to_ms) <= flt.as_of:
-                return False
-        return True
+        vf = vt = None
+        if flt.as_of is not None:  # -1: none
+            vf = None if m.valid_from_ms == -1 else from_epoch_ms(m.valid_from_ms)
+            vt = None if m.valid_to_ms == -1 else from_epoch_ms(m.valid_to_ms)
+        return flt.matches_fields(rid, m.kind, m.status, m.tags, vf, vt)
 
     def _presence(self, lex: LexicalIndex, weights: dict[str, float], wanted: list[tuple[tuple[str, str], str]],
                   ) -> tuple[dict[tuple[str, str], frozenset[str]], set[tuple[str, str]]]:

@@ -140,19 +140,8 @@ class RecordFilter:
         return DEFAULT_STATUSES
 
     def matches(self, r: Record) -> bool:
-        if self.kinds is not None and r.kind not in self.kinds:
+        if not self.matches_fields(r.id, r.kind, r.status, r.tags, r.valid_from, r.valid_to):
             return False
-        if r.status not in self.effective_statuses():
-            return False
-        if self.tags and not set(self.tags).issubset(r.tags):
-            return False
-        if self.ids is not None and r.id not in self.ids:
-            return False
-        if self.as_of is not None:
-            if r.valid_from is not None and r.valid_from > self.as_of:
-                return False
-            if r.valid_to is not None and r.valid_to <= self.as_of:
-                return False
         if self.known_at is not None:
             if r.recorded_at > self.known_at:
                 return False
@@ -161,6 +150,25 @@ class RecordFilter:
         if self.recorded_after is not None and r.recorded_at < self.recorded_after:
             return False
         return not (self.recorded_before is not None and r.recorded_at >= self.recorded_before)
+
+    def matches_fields(self, rid: str, kind: str, status: str, tags: Sequence[str],
+                       valid_from: _dt.datetime | None, valid_to: _dt.datetime | None) -> bool:
+        """``matches`` for the id, kind, status, tags and world time (``as_of``) alone: all of
+        it when the filter has no ``known_at``, ``recorded_after`` or ``recorded_before``."""
+        if self.kinds is not None and kind not in self.kinds:
+            return False
+        if status not in self.effective_statuses():
+            return False
+        if self.tags and not set(self.tags).issubset(tags):
+            return False
+        if self.ids is not None and rid not in self.ids:
+            return False
+        if self.as_of is not None:
+            if valid_from is not None and valid_from > self.as_of:
+                return False
+            if valid_to is not None and valid_to <= self.as_of:
+                return False
+        return True
 
 
 @dataclass
