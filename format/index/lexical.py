@@ -275,12 +275,19 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
         else:
             db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
             have = {str(r[1]) for r in db.execute("PRAGMA table_info(records)")}
-            for col, typ in META_COLUMNS:
-                if col not in have:  # a state table written by an older mem
-                    try:
-                        db.execute(f"ALTER TABLE records ADD COLUMN {col} {typ}")
-                    except sqlite3.OperationalError:
-                        break  # read-only: searches read the candidates' files, as before
+            if any(col not in have for col, _t in META_COLUMNS):  # a state table an older mem wrote
+                db.execute("PRAGMA busy_timeout = 0")  # never wait for a writer for this
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    for col, typ in META_COLUMNS:
+                        if col not in have:
+                            db.execute(f"ALTER TABLE records ADD COLUMN {col} {typ}")
+                    db.execute("COMMIT")
+                except sqlite3.OperationalError:  # read-only or busy: next time (see has_meta)
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                finally:
+                    db.execute("PRAGMA busy_timeout = 30000")
     except sqlite3.DatabaseError as exc:
         raise IndexUnavailableError(f"the lexical index state table is corrupt: {exc}", path=path,
                                     hint=REBUILD_HINT) from None
@@ -329,6 +336,7 @@ class LexicalIndex:
         # meta_of's rows, valid while the state database is unchanged (see _meta_version)
         self._meta: dict[tuple[str, str], DocMeta | None] = {}
         self._meta_version: int | None = None
+        self._has_meta = False  # set when the state is opened (see has_meta)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -363,7 +371,16 @@ class LexicalIndex:
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             self._db = open_state(self.path / "state.db")
+            cols = {str(r[1]) for r in self._db.execute("PRAGMA table_info(records)")}
+            self._has_meta = all(col in cols for col, _t in META_COLUMNS)
         return self._db
+
+    @property
+    def has_meta(self) -> bool:
+        """Whether the state table has the ranking columns (an older one could not get them:
+        read-only, or busy when opened); rows are then written with the first six columns."""
+        _ = self.db
+        return self._has_meta
 
     def close(self) -> None:
         if self._db is not None:
@@ -423,6 +440,8 @@ class LexicalIndex:
         """The state of these (scope, id): the ones the state knows fully (rows an older mem
         wrote have no ranking fields and are left out, as are unknown keys)."""
         db = self.db
+        if not self._has_meta:
+            return {}
         try:  # any commit to the state, by this connection or another process, changes it
             ver = int(db.execute("PRAGMA data_version").fetchone()[0]) * 1_000_003 + int(db.total_changes)
         except sqlite3_errors() as exc:
@@ -471,7 +490,7 @@ class LexicalIndex:
         (same digest, mtime and size). Never waits for a writer and never fails: a locked or
         read-only state is left as it is (searches read those records' files meanwhile).
         Returns the rows filled."""
-        if not items:
+        if not items or not self.has_meta:
             return 0
         import sqlite3
 
@@ -560,8 +579,12 @@ class LexicalIndex:
                 db.execute("INSERT INTO gone(id, scope, seq) VALUES (?,?,?)", (rid, scope, seq))
             for rec, mt, sz in puts:
                 seq += 1
-                db.execute(f"INSERT OR REPLACE INTO records({_ROW_COLUMNS}) VALUES ({_ROW_MARKS})",
-                           state_row(rec, mt, sz, seq))
+                row = state_row(rec, mt, sz, seq)
+                if self._has_meta:
+                    db.execute(f"INSERT OR REPLACE INTO records({_ROW_COLUMNS}) VALUES ({_ROW_MARKS})", row)
+                else:
+                    db.execute("INSERT OR REPLACE INTO records(id, scope, mtime_ns, size, digest, seq) "
+                               "VALUES (?,?,?,?,?,?)", row[:6])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

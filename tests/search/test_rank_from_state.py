@@ -238,3 +238,38 @@ def test_epoch_ms_is_exact(ms: int) -> None:
     assert epoch_ms(t) == ms
     assert epoch_ms(t + dt.timedelta(microseconds=999)) == ms  # floored
     assert epoch_ms(t.replace(tzinfo=None)) == ms  # naive is UTC
+
+
+def test_an_older_state_table_that_cannot_get_the_columns_still_works(sstore: Store) -> None:
+    """Opened while another process writes it (or read-only), an older state table keeps its six
+    columns: opening does not wait, rows are written with six columns, searches read files."""
+    s = open_searcher(sstore)
+    assert s.search("Ana", mode="lexical").hits
+    s.close()
+    lex = LexicalIndex.open(sstore.index_dir)
+    assert lex is not None
+    path = lex.path / "state.db"
+    lex.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(
+        "BEGIN; CREATE TABLE old(id TEXT NOT NULL, scope TEXT NOT NULL, mtime_ns INTEGER NOT NULL, "
+        "size INTEGER NOT NULL, digest TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(scope, id)) WITHOUT ROWID;"
+        "INSERT INTO old SELECT id, scope, mtime_ns, size, digest, seq FROM records; DROP TABLE records;"
+        "ALTER TABLE old RENAME TO records; CREATE INDEX records_seq ON records(seq); COMMIT;")
+    db.execute("BEGIN IMMEDIATE")  # another writer holds it
+    t = time.monotonic()
+    s = open_searcher(sstore, long_lived=False)
+    lex = s._lexical([])
+    assert not lex.has_meta and time.monotonic() - t < 5.0
+    db.execute("ROLLBACK")
+    db.close()
+    new = sstore.add("Ana adopted a cat named Miso", scope="ana", kind="fact")
+    for mode in ("lexical", "hybrid"):
+        assert new.id in [h.id for h in s.search("cat Miso", mode=mode).hits], mode
+    cols = [r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(records)")]
+    assert "status" not in cols  # still the older table: written with its six columns
+    s.close()
+    s = open_searcher(sstore)  # opened again, not busy: it gets them
+    assert s.search("cat Miso", mode="hybrid").hits[0].id == new.id
+    assert "status" in [r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(records)")]
+    s.close()
