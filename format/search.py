@@ -140,7 +140,6 @@ class Searcher:
         self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
         # (scope, id) -> (digest, {query term: present}) read from tantivy (see _presence)
         self._present: dict[tuple[str, str], tuple[str, dict[str, bool]]] = {}
-        self._found: dict[tuple[str, str], frozenset[str]] = {}  # this search's query terms per candidate
         #: wall-clock figures of the last search (bench/run.py reports them): total_ms and, when
         #: the query was embedded, after_embedding_ms (from the moment its vector was ready)
         self.last_timings: dict[str, float] = {}
@@ -270,13 +269,7 @@ class Searcher:
     def _record_digest(self, scope: str, rid: str,
                        tomb: dict[str, Any] | None = None) -> tuple[Record, str] | None:
         """``_record`` with the record's content digest (cached with it)."""
-        if tomb is not None:
-            ids_ = tomb.get(scope)
-            if ids_ is None:
-                ids_ = tomb[scope] = self.store.tombstones.load(scope).ids
-            if rid in ids_:
-                return None
-        elif self.store.is_forgotten(scope, rid):
+        if self._forgotten(scope, rid, tomb) if tomb is not None else self.store.is_forgotten(scope, rid):
             return None
         path = os.path.join(self._records, scope, rid + ".md")
         try:
@@ -391,7 +384,6 @@ class Searcher:
         eff_status = list(flt.effective_statuses())
         warnings: list[str] = []
         self._unreadable.clear()
-        self._found = {}
         at = now()
         started = time.perf_counter()
         use_vec = mode in ("hybrid", "vector")
@@ -556,7 +548,8 @@ class Searcher:
         tomb = {} if tomb is None else tomb
         views = {} if views is None else views
         self._views(list(cands), flt, tomb, weights if mode == "hybrid" and how == "convex" else None, lex, views)
-        ranking: list[tuple[tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None]] = []
+        ranking: list[tuple[tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None,
+                            frozenset[str] | None]] = []
         for key, arms in cands.items():
             view = views[key]
             if view is _FILTERED:
@@ -568,7 +561,7 @@ class Searcher:
             if view is _STALE:
                 stale.append(key)  # the index disagrees with the file: re-index it, rank again
                 continue
-            digest, rec, m = view
+            digest, rec, m, found = view
             if "lexical" in arms and arms["lexical"][2] != digest:
                 stale.append(key)
                 continue
@@ -576,17 +569,17 @@ class Searcher:
                 del arms["vector"]  # computed from older content: never used
                 if not arms:
                     continue
-            ranking.append((key, arms, digest, rec, m))
+            ranking.append((key, arms, digest, rec, m, found))
 
-        ranked: list[tuple[float, str, tuple[str, str], dict[str, Any], str, Record | None, DocMeta | None,
+        ranked: list[tuple[float, str, tuple[str, str], dict[str, Any], Record | None, DocMeta | None,
                            dict[str, Any] | None]] = []
         filled: dict[tuple[str, str], float] = {}
         if mode == "hybrid" and how == "convex" and vec is not None and qvec is not None:
             # a lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
-            filled = vec.cosines([(key[0], key[1], dg) for key, arms, dg, _r, _m in ranking
+            filled = vec.cosines([(key[0], key[1], dg) for key, arms, dg, _r, _m, _f in ranking
                                   if "vector" not in arms], qvec)
         at_ms = epoch_ms(at)
-        for key, arms, digest, rec, m in ranking:
+        for key, arms, digest, rec, m, found in ranking:
             rid = key[1]
             parts: dict[str, float] | None = None
             if rec is not None:
@@ -613,7 +606,7 @@ class Searcher:
                 if rec is not None:
                     cov = self._coverage(weights or {}, rec, digest)
                 else:
-                    cov = coverage(weights or {}, self._found.get(key, frozenset()))
+                    cov = coverage(weights or {}, found or frozenset())
                 base = w * cos + (1.0 - w) * cov * cov
             elif mode == "lexical":
                 base = arms["lexical"][1]
@@ -632,11 +625,11 @@ class Searcher:
                     ex["coverage"] = round(cov, 4)
                 if how:
                     ex["fusion"] = how if how == "rrf" else f"convex(vector_weight={w})"
-            ranked.append((base * p, rid, key, arms, digest, rec, m, ex))
+            ranked.append((base * p, rid, key, arms, rec, m, ex))
 
         ranked.sort(key=lambda r: (-r[0], r[1]))
         out: list[Hit] = []
-        for score, rid, key, arms, digest, rec, m, ex in ranked:
+        for score, rid, key, arms, rec, m, ex in ranked:
             if k is not None and len(out) >= k:
                 break
             if rec is None:  # ranked from the index state: read it now, and check it
@@ -645,9 +638,9 @@ class Searcher:
                     if "lexical" in arms:
                         stale.append(key)
                     continue
-                rec, dg = got
-                if dg != digest or m is None or _with_fields(m, DocFields.from_record(rec)) != m:
-                    stale.append(key)  # the state did not describe the file: refresh, rank again
+                rec = got[0]
+                if m is None or DocMeta.of(DocFields.from_record(rec), m.mtime_ns, m.size) != m:
+                    stale.append(key)  # the state did not describe the file (digest or a field): re-index
                     continue
             out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
@@ -657,9 +650,9 @@ class Searcher:
                weights: dict[str, float] | None, lex: LexicalIndex | None,
                views: dict[tuple[str, str], Any]) -> None:
         """Look up the candidates ``keys`` not yet in ``views``: each gets (digest, record or
-        None, DocMeta or None), or _GONE (file gone, unreadable or forgotten), _STALE (the index
-        disagrees with the file) or _FILTERED (fails ``flt``). With ``weights``, the query terms of
-        those ranked from the state are read from tantivy into ``self._found``.
+        None, DocMeta or None, query terms found or None), or _GONE (file gone, unreadable or
+        forgotten), _STALE (the index disagrees with the file) or _FILTERED (fails ``flt``). With
+        ``weights``, the query terms of those ranked from the state are read from tantivy.
 
         A candidate is ranked from what the lexical index's state says of it (kind, status, tags,
         confidence, times, digest: ``LexicalIndex.meta_of``) and from its query terms as tantivy
@@ -675,7 +668,7 @@ class Searcher:
         if not keys:
             return
         fetched = lex is not None and flt.known_at is None
-        meta = lex.meta_of(keys) if lex is not None and fetched else {}
+        meta = lex.meta_of(keys) if fetched and lex is not None else {}
         from_state: list[tuple[tuple[str, str], str]] = []
         fill: list[tuple[Any, int, int]] = []  # records whose state rows lack ranking fields
         for key in keys:
@@ -695,21 +688,23 @@ class Searcher:
                 if (flt.scopes is not None and rec.scope not in flt.scopes) or not flt.matches(rec):
                     views[key] = _FILTERED
                 else:
-                    views[key] = (digest, rec, None)
+                    views[key] = (digest, rec, None, None)
             elif not self._meta_matches(flt, scope, rid, m):
                 views[key] = _FILTERED
             else:
-                views[key] = (m.digest, None, m)
+                views[key] = (m.digest, None, m, None)
                 from_state.append((key, m.digest))
         if fill and lex is not None:  # a state an older mem wrote: rank these from it next time
             lex.fill_meta(fill)
         if weights and lex is not None and from_state:
             found, differ = self._presence(lex, weights, from_state)
-            self._found.update(found)
+            for key, terms_found in found.items():
+                views[key] = (*views[key][:3], terms_found)
             for key in differ:  # tantivy holds another version than its state says
                 views[key] = _STALE
 
     def _forgotten(self, scope: str, rid: str, tomb: dict[str, Any]) -> bool:
+        """Whether (scope, id) is tombstoned; ``tomb`` caches each scope's ids for one search."""
         ids_ = tomb.get(scope)
         if ids_ is None:
             ids_ = tomb[scope] = self.store.tombstones.load(scope).ids
@@ -779,13 +774,6 @@ def _timed_embed(emb: Embedder, query: str) -> tuple[Any, float]:
     """The query's vector and when (perf_counter) it was ready."""
     v = emb.embed([query])[0]
     return v, time.perf_counter()
-
-
-def _with_fields(m: Any, f: Any) -> Any:
-    """``m`` (DocMeta) with the ranking fields of ``f`` (DocFields of a record read from its file)."""
-    return m._replace(digest=f.digest, kind=f.kind, status=f.status, tags=tuple(f.tags),
-                      confidence=f.confidence, recorded_ms=f.recorded_ms,
-                      valid_from_ms=f.valid_from_ms, valid_to_ms=f.valid_to_ms)
 
 
 def open_searcher(

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -259,6 +259,27 @@ class DocMeta(NamedTuple):
     valid_from_ms: int  # -1: none
     valid_to_ms: int  # -1: none
 
+    @classmethod
+    def of(cls, f: DocFields, mtime_ns: int, size: int) -> DocMeta:
+        """What the state keeps of ``f``, read from a file of this mtime and size."""
+        return cls(mtime_ns, size, f.digest, f.kind, f.status, tuple(f.tags), f.confidence,
+                   f.recorded_ms, f.valid_from_ms, f.valid_to_ms)
+
+
+#: How long a state write waits for another writer (seconds); see ``_without_waiting``.
+BUSY_TIMEOUT = 30
+
+
+@contextlib.contextmanager
+def _without_waiting(db: sqlite3.Connection) -> Iterator[None]:
+    """Best-effort writes: inside, a busy database fails at once instead of after BUSY_TIMEOUT."""
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT * 1000}")
+
 
 def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
     import sqlite3
@@ -267,7 +288,7 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
     try:
         if create:
             create_private(path)
-        db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         if create:
@@ -276,18 +297,16 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
             db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
             have = {str(r[1]) for r in db.execute("PRAGMA table_info(records)")}
             if any(col not in have for col, _t in META_COLUMNS):  # a state table an older mem wrote
-                db.execute("PRAGMA busy_timeout = 0")  # never wait for a writer for this
-                try:
-                    db.execute("BEGIN IMMEDIATE")
-                    for col, typ in META_COLUMNS:
-                        if col not in have:
-                            db.execute(f"ALTER TABLE records ADD COLUMN {col} {typ}")
-                    db.execute("COMMIT")
-                except sqlite3.OperationalError:  # read-only or busy: next time (see has_meta)
-                    with contextlib.suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
-                finally:
-                    db.execute("PRAGMA busy_timeout = 30000")
+                with _without_waiting(db):
+                    try:
+                        db.execute("BEGIN IMMEDIATE")
+                        for col, typ in META_COLUMNS:
+                            if col not in have:
+                                db.execute(f"ALTER TABLE records ADD COLUMN {col} {typ}")
+                        db.execute("COMMIT")
+                    except sqlite3.OperationalError:  # read-only or busy: next time (see has_meta)
+                        with contextlib.suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
     except sqlite3.DatabaseError as exc:
         raise IndexUnavailableError(f"the lexical index state table is corrupt: {exc}", path=path,
                                     hint=REBUILD_HINT) from None
@@ -439,12 +458,14 @@ class LexicalIndex:
     def meta_of(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DocMeta]:
         """The state of these (scope, id): the ones the state knows fully (rows an older mem
         wrote have no ranking fields and are left out, as are unknown keys)."""
+        import sqlite3
+
         db = self.db
         if not self._has_meta:
             return {}
         try:  # any commit to the state, by this connection or another process, changes it
             ver = int(db.execute("PRAGMA data_version").fetchone()[0]) * 1_000_003 + int(db.total_changes)
-        except sqlite3_errors() as exc:
+        except sqlite3.DatabaseError as exc:
             raise damaged(self.path, exc) from None
         if ver != self._meta_version or len(self._meta) > 200_000:
             self._meta, self._meta_version = {}, ver
@@ -466,9 +487,7 @@ class LexicalIndex:
                         "SELECT id, mtime_ns, size, digest, kind, status, tags, confidence, recorded_ms, "
                         f"valid_from_ms, valid_to_ms FROM records WHERE scope=? AND id IN ({','.join('?' * len(part))})",
                         [scope, *part]).fetchall()
-                except sqlite3_errors() as exc:
-                    if "no such column" in str(exc):
-                        return {}  # an older, read-only state table
+                except sqlite3.DatabaseError as exc:
                     raise damaged(self.path, exc) from None
                 for rid in part:
                     cache[(scope, rid)] = None  # unknown or without ranking fields, unless below
@@ -495,29 +514,24 @@ class LexicalIndex:
         import sqlite3
 
         db = self.db
-        try:
-            db.execute("PRAGMA busy_timeout = 0")
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("PRAGMA busy_timeout = 30000")
-            return 0
-        done = 0
-        try:
-            for rec, mt, sz in items:
-                cur = db.execute(
-                    "UPDATE records SET kind=?, status=?, tags=?, confidence=?, recorded_ms=?, valid_from_ms=?, "
-                    "valid_to_ms=? WHERE scope=? AND id=? AND digest=? AND mtime_ns=? AND size=? AND status IS NULL",
-                    (*state_row(rec, mt, sz, 0)[6:], rec.scope, rec.id, rec.digest, mt, sz))
-                done += cur.rowcount
-            db.execute("COMMIT")
-        except sqlite3.Error:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
+        with _without_waiting(db):
+            try:
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error:
+                return 0
             done = 0
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("PRAGMA busy_timeout = 30000")
+            try:
+                for rec, mt, sz in items:
+                    cur = db.execute(
+                        "UPDATE records SET kind=?, status=?, tags=?, confidence=?, recorded_ms=?, valid_from_ms=?, "
+                        "valid_to_ms=? WHERE scope=? AND id=? AND digest=? AND mtime_ns=? AND size=? AND status IS NULL",
+                        (*state_row(rec, mt, sz, 0)[6:], rec.scope, rec.id, rec.digest, mt, sz))
+                    done += cur.rowcount
+                db.execute("COMMIT")
+            except sqlite3.Error:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                return 0
         return done
 
     def indexed_scopes(self) -> list[str]:
@@ -653,12 +667,6 @@ def build_lexical(
         "scopes": {s: {"dir_mtime_ns": m} for s, m in sorted(scope_mtimes.items())},
         "docs": len(rows),
     }
-
-
-def sqlite3_errors() -> tuple[type[BaseException], ...]:
-    import sqlite3
-
-    return (sqlite3.DatabaseError,)
 
 
 def dir_mtime(path: Path) -> int:
