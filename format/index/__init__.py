@@ -751,7 +751,7 @@ def _reuse_vectors(
         if old is None or old.space != space:
             return per_scope, everything, 0
         for rec in everything:
-            v = old.vector_of(rec.scope, rec.id) if old.valid_digest(rec.scope, rec.id) == rec.digest else None
+            v = old.vector_for(rec.scope, rec.id, rec.digest)
             if v is not None and _plausible(v, space):
                 per_scope.setdefault(rec.scope, []).append((rec.id, rec.digest, v.copy()))
                 reused += 1

@@ -310,17 +310,17 @@ class VectorIndex:
             dead.setdefault(scope, set()).add(rid)
         self._delta, self._dead, self._cache_version = delta, dead, ver
 
-    def valid_digest(self, scope: str, rid: str) -> str | None:
-        """The digest of the content the live vector of (scope, id) was computed from, if any."""
-        self._refresh_cache()
+    def _live(self, scope: str, rid: str) -> tuple[str, Any] | None:
+        """(digest of the content it was computed from, vector) of the live vector of (scope,
+        id), if any; the caller has run ``_refresh_cache``."""
         d = self._delta.get(scope, {}).get(rid)
         if d is not None:
-            return d[0]
+            return d
         if rid in self._dead.get(scope, set()):
             return None
         m = self.main(scope)
         i = m.pos.get(rid)
-        return None if i is None else m.rows[i][1]
+        return None if i is None else (m.rows[i][1], m.matrix(self.space.dim)[i])
 
     def valid_digests(self, scope: str) -> dict[str, str]:
         self._refresh_cache()
@@ -332,33 +332,26 @@ class VectorIndex:
         return out
 
     def vector_of(self, scope: str, rid: str) -> npt.NDArray[np.float32] | None:
+        """The live vector of (scope, id), whatever content it was computed from."""
         self._refresh_cache()
-        d = self._delta.get(scope, {}).get(rid)
-        if d is not None:
-            return d[1]  # type: ignore[no-any-return]
-        if rid in self._dead.get(scope, set()):
-            return None
-        m = self.main(scope)
-        i = m.pos.get(rid)
-        return None if i is None else m.matrix(self.space.dim)[i]
+        live = self._live(scope, rid)
+        return None if live is None else live[1]  # type: ignore[no-any-return]
+
+    def vector_for(self, scope: str, rid: str, digest: str) -> npt.NDArray[np.float32] | None:
+        """The live vector of (scope, id) if it was computed from the content of ``digest``."""
+        self._refresh_cache()
+        live = self._live(scope, rid)
+        return None if live is None or live[0] != digest else live[1]  # type: ignore[no-any-return]
 
     def cosines(self, items: Iterable[tuple[str, str, str]], q: Any) -> dict[tuple[str, str], float]:
-        """``v @ q`` for the live vector v of each (scope, id, digest) computed from that digest
-        (others are left out): ``valid_digest`` and ``vector_of`` for many, one cache check."""
+        """``v @ q`` for each (scope, id, digest) whose live vector v was computed from that
+        digest (others are left out): ``vector_for`` for many, with one cache check."""
         self._refresh_cache()
         out: dict[tuple[str, str], float] = {}
         for scope, rid, digest in items:
-            d = self._delta.get(scope, {}).get(rid)
-            if d is not None:
-                if d[0] == digest:
-                    out[(scope, rid)] = float(d[1] @ q)
-                continue
-            if rid in self._dead.get(scope, set()):
-                continue
-            m = self.main(scope)
-            i = m.pos.get(rid)
-            if i is not None and m.rows[i][1] == digest:
-                out[(scope, rid)] = float(m.matrix(self.space.dim)[i] @ q)
+            live = self._live(scope, rid)
+            if live is not None and live[0] == digest:
+                out[(scope, rid)] = float(live[1] @ q)
         return out
 
     def drop(self, pairs: Iterable[tuple[str, str]]) -> None:
