@@ -16,6 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import MemError, RecordParseError
+
+# mem's own writes are journaled in PENDING_FILE (JSON Lines) and applied at the next refresh;
+# stores with at most FULL_SCAN_MAX_DOCS records get a full stat scan on every refresh (~4 us a
+# file). Both are defined once, by the lean read path that must agree with them.
+from ..lexfast import FULL_SCAN_MAX_DOCS as FULL_SCAN_MAX_DOCS
+from ..lexfast import PENDING_FILE as PENDING_FILE
 from ..record import Record, read_record_file
 from .common import (
     LEXICAL_KIND,
@@ -40,8 +46,6 @@ T = TypeVar("T")
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
 
-#: mem's own writes are journaled here (JSON Lines) and applied at the next refresh.
-PENDING_FILE = "lexical.pending.jsonl"
 
 
 def _dir_mtime(path: Path) -> int:
@@ -223,9 +227,8 @@ def _open_vectors(store: Store) -> VectorIndex | None:
     return VectorIndex.open(store.index_dir)
 
 
-#: Stores with at most this many records get a full stat scan on every refresh (~4 us a file).
-FULL_SCAN_MAX_DOCS = 2000
-#: Bigger stores get one at most this often (seconds; config.toml [search] full_scan_seconds).
+#: Stores bigger than FULL_SCAN_MAX_DOCS get a full scan at most this often (seconds;
+#: config.toml [search] full_scan_seconds).
 FULL_SCAN_SECONDS = 60.0
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import IndexUnavailableError
 from ..ids import ID_RE, KIND_RE, SCOPE_RE
+from ..lexfast import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported (one definition)
 from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
 from ..lexfast import query_words as query_words  # re-exported (one definition)
 from ..lexfast import run_query
@@ -40,7 +41,6 @@ from .common import (
 if TYPE_CHECKING:
     import sqlite3
 
-SCHEMA_VERSION = 1
 WRITER_HEAP = 64 * 1024 * 1024
 
 
