@@ -50,6 +50,8 @@ KNOWN_KINDS: tuple[str, ...] = (
 _lock = _thread.allocate_lock()  # threading.Lock, without importing threading (lean search path)
 _last_ms = -1
 _last_rand = 0
+_given_ms = -1  # the last time given to new_id, and its random part
+_given_rand = 0
 
 
 def _encode(value: int, length: int) -> str:
@@ -61,17 +63,22 @@ def _encode(value: int, length: int) -> str:
 
 
 def new_id(ms: int | None = None) -> str:
-    """A new ULID. Ids made in one process are strictly increasing, even within a millisecond."""
-    global _last_ms, _last_rand
+    """A new ULID for the time ``ms`` (default: now). Ids made in one process are strictly
+    increasing, even within a millisecond: those of the current time among themselves, and
+    those made for one given ``ms`` after another (records made in the same millisecond)."""
+    global _last_ms, _last_rand, _given_ms, _given_rand
     with _lock:
-        now = int(time.time() * 1000) if ms is None else ms
-        if ms is None and now <= _last_ms:
-            now = _last_ms
-            rand = _last_rand + 1
-        else:
-            rand = int.from_bytes(os.urandom(10), "big")
         if ms is None:
+            now = int(time.time() * 1000)
+            if now <= _last_ms:  # the same millisecond, or the clock went back
+                now, rand = _last_ms, _last_rand + 1
+            else:
+                rand = int.from_bytes(os.urandom(10), "big")
             _last_ms, _last_rand = now, rand
+        else:
+            now = ms
+            rand = _given_rand + 1 if ms == _given_ms else int.from_bytes(os.urandom(10), "big")
+            _given_ms, _given_rand = ms, rand
     if now >= 1 << 48:
         raise ValidationError(f"timestamp {now} ms is out of the ULID range")
     return _encode(now, 10) + _encode(rand & ((1 << 80) - 1), 16)

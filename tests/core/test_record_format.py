@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import string
+import time
 
 import pytest
 import yaml
@@ -157,6 +158,17 @@ def test_ids_sort_by_time_and_are_unique() -> None:
     assert made == sorted(made)
     assert len(set(made)) == len(made)
     assert ids.new_id(1469918176385).startswith("01ARYZ6S41")  # the ULID spec's example time
+
+
+def test_ids_for_one_given_time_increase_and_leave_the_clock_alone() -> None:
+    """make_record passes its recorded_at: records made in one millisecond sort in the order
+    they were made (consolidation's summary after its facts); a far time given once (an import)
+    does not move the ids made for the current time."""
+    made = [ids.new_id(1_796_000_000_123) for _ in range(500)]
+    assert made == sorted(made) and len(set(made)) == 500
+    assert {ids.id_time_ms(x) for x in made} == {1_796_000_000_123}
+    ids.new_id(2**47)
+    assert abs(ids.id_time_ms(ids.new_id()) - int(time.time() * 1000)) < 60_000
 
 
 @settings(max_examples=200, deadline=None)
