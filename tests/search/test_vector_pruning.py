@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import mem.format.index.vectors as vmod
 from mem.format.embed import space_of
-from mem.format.errors import IndexUnavailableError
+from mem.format.errors import IndexUnavailableError, InvalidInputError
 from mem.format.index.vectors import VectorIndex, build_vectors, exact_top, q8_candidates, quantize
 
 
@@ -90,9 +90,9 @@ def _cases(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 @settings(max_examples=120, deadline=None)
-@given(case=_cases(), mapped=st.booleans(), threads=st.booleans())
+@given(case=_cases(), mapped=st.booleans(), threads=st.booleans(), packed=st.booleans())
 def test_q8_pruned_equals_plain_product(pool: ThreadPoolExecutor, case: tuple[np.ndarray, np.ndarray, int],
-                                        mapped: bool, threads: bool) -> None:
+                                        mapped: bool, threads: bool, packed: bool) -> None:
     mat, q, want = case
     quant = quantize(mat)
     assert quant is not None
@@ -111,6 +111,10 @@ def test_q8_pruned_equals_plain_product(pool: ThreadPoolExecutor, case: tuple[np
         else:
             m = mat
         with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0 if threads else vmod.SPLIT_MIN_ROWS):
+            if packed:  # numkong's packed product (in halves with threads): the same integers
+                quant = dataclasses.replace(quant, packed=vmod.pack_rows(quant.z))
+                assert [(lo, hi) for lo, hi, _p in quant.packed or ()] == (
+                    [(0, n // 2), (n // 2, n)] if threads and n >= 2 else [(0, n)])
             p = pool if threads else None
             if want <= n:
                 # every row of the plain top (all rows tied with the want-th) is a candidate
@@ -213,6 +217,53 @@ def test_vector_index_with_q8_answers_like_without(tmp_path: Path, pool: ThreadP
                 assert {h.scope for h in a} <= set(scopes)
                 np.testing.assert_allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-6)
                 np.testing.assert_allclose([h.similarity for h in a], _expected(per_scope, scopes, q, 40), atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel", ["packed", "inner"])
+def test_long_lived_rows_are_packed_as_chosen(tmp_path: Path, pool: ThreadPoolExecutor,
+                                              monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    """MEM_Q8_KERNEL: in memory (long-lived), the int8 rows are packed for numkong's packed
+    product, or not; memory-mapped rows (one-shot) never are. Both answer alike."""
+    monkeypatch.setenv("MEM_Q8_KERNEL", kernel)
+    rng = np.random.default_rng(12)
+    per_scope = _per_scope(rng)
+    vec = _build(tmp_path, "vectors-a", per_scope, quant_min_rows=1000)
+    mapped = vec.quantized("ana")
+    assert mapped is not None and mapped.packed is None and isinstance(mapped.z, np.memmap)
+    held = vec.quantized("ana", in_memory=True)
+    assert held is not None
+    if kernel == "packed":  # the packed rows replace the in-memory copy; z stays mapped
+        assert held.packed is not None and isinstance(held.z, np.memmap)
+        assert [(lo, hi) for lo, hi, _p in held.packed] == [(0, len(held.z))]  # below SPLIT_MIN_ROWS
+    else:
+        assert held.packed is None and not isinstance(held.z, np.memmap)
+    assert vec.quantized("ana", in_memory=True) is held  # kept
+    for i in range(6):
+        q = _unit(rng.standard_normal(48)) if i % 2 else per_scope["ana"][i][2]
+        a = vec.search(q, ["ana", "bob"], 40, use_graph=True, pool=pool)
+        np.testing.assert_allclose([h.similarity for h in a], _expected(per_scope, ["ana", "bob"], q, 40), atol=1e-6)
+
+
+def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """auto keeps the packed rows when their product measured faster; a bad MEM_Q8_KERNEL is an
+    error naming the variable."""
+    z = np.random.default_rng(1).integers(-127, 128, size=(300, 16), dtype=np.int8)
+    measure = vmod._packed_faster
+    monkeypatch.delenv("MEM_Q8_KERNEL", raising=False)
+    for faster in (True, False):
+        monkeypatch.setattr(vmod, "_packed_faster", lambda z, packed, faster=faster: faster)
+        got = vmod.packed_rows(z)
+        assert (got is not None) == faster
+    monkeypatch.setenv("MEM_Q8_KERNEL", "inner")
+    assert vmod.packed_rows(z) is None
+    monkeypatch.setenv("MEM_Q8_KERNEL", "Packed")
+    got = vmod.packed_rows(z)  # packed though measured slower
+    assert got is not None and [(lo, hi) for lo, hi, _p in got] == [(0, 300)]
+    assert vmod.packed_rows(z[:0]) is None
+    monkeypatch.setenv("MEM_Q8_KERNEL", "fast")
+    with pytest.raises(InvalidInputError, match="MEM_Q8_KERNEL='fast'"):
+        vmod.packed_rows(z)
+    assert isinstance(measure(z, vmod.pack_rows(z), rounds=1), bool)  # the real measurement runs
 
 
 def test_generation_built_before_q8_searches_with_the_plain_product(tmp_path: Path) -> None:
