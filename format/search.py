@@ -388,11 +388,12 @@ class Searcher:
         started = time.perf_counter()
         use_vec = mode in ("hybrid", "vector")
         qjob: Future[Any] | None = None
+        handoff = _Handoff()
         pool = None
         if use_vec and self._embedder is not None and (pool := self._executor()) is not None:
             # the model is loaded: embed the query while the index is refreshed and checked and
             # the lexical arm searches (its result is dropped if the vector arm cannot be used)
-            qjob = pool.submit(_timed_embed, self._embedder, query)
+            qjob = pool.submit(_embed_then_scan, self._embedder, query, handoff)
         lex = self._lexical(warnings)
         scope_list = scopes if scopes is not None else self.store.scopes()
 
@@ -422,9 +423,14 @@ class Searcher:
             if pool is None:
                 qvec, embedded_at = _timed_embed(emb, query)
             else:  # embedded while the lexical arm searches
-                qjob = pool.submit(_timed_embed, emb, query)
+                qjob = pool.submit(_embed_then_scan, emb, query, handoff)
 
         fetch = max(2 * k, 20) if used == "lexical" else max(4 * k, 40)
+        prepared = None  # the first attempt's vector search: its scan starts once the query is embedded
+        if vec is not None and qjob is not None:
+            prepared = vec.prepare(scope_list, fetch, use_graph=self.long_lived)
+            if prepared.scan.shared():
+                handoff.post(prepared.scan)  # refused when embedded already: run below as any search
         weights: dict[str, float] | None = None
         if used == "hybrid" and self._fusion()[0] == "convex":
             from .index.lexical import TANTIVY_ERRORS, damaged
@@ -444,15 +450,27 @@ class Searcher:
                                       limit=fetch)
             views: dict[tuple[str, str], Any] = {}
             tomb: dict[str, Any] = {}
-            if qjob is not None:  # while the query is embedded: look up the lexical candidates
-                self._views([(h.scope, h.id) for h in lex_hits], flt, tomb, weights, lex, views)
-                qvec, embedded_at = qjob.result()
+            inputs: dict[tuple[str, str], Any] = {}
+            if qjob is not None:
+                # while the query is embedded: look up the lexical candidates, score what does
+                # not need the query's vector, and gather their vectors
+                keys = [(h.scope, h.id) for h in lex_hits]
+                self._views(keys, flt, tomb, weights, lex, views)
+                self._inputs(keys, views, inputs, used, at, explain, weights, vec)
+                qvec, embedded_at = handoff.wait() or qjob.result()  # None: raise the embedding's error
+                helper = qjob if handoff.posted else None  # the embedding thread works on the scan
                 qjob = None
+            else:
+                helper = None
             vec_hits = []
             if vec is not None and qvec is not None:
-                vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool)
+                if prepared is not None:
+                    vec_hits = prepared.run(qvec, pool, helper=helper)
+                    prepared = None
+                else:
+                    vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool)
             hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, k,
-                                     views, tomb)
+                                     views, tomb, inputs)
             if stale:
                 from .index import refresh
 
@@ -527,16 +545,16 @@ class Searcher:
               qvec: Any = None, weights: dict[str, float] | None = None,
               lex: LexicalIndex | None = None, k: int | None = None,
               views: dict[tuple[str, str], Any] | None = None, tomb: dict[str, Any] | None = None,
+              inputs: dict[tuple[str, str], Any] | None = None,
               ) -> tuple[list[Hit], list[tuple[str, str]]]:
         """Rank the candidates of both arms; the best ``k`` (all when None) as hits, and the
         candidates found stale (their index entries disagree with their files).
 
-        Each candidate is looked up by ``_views`` (``views`` may hold some already); only the
-        hits returned are read from their files, and each is checked against what ranked it.
+        Each candidate is looked up by ``_views`` and scored by ``_inputs`` (``views`` and
+        ``inputs`` may hold some already); only the hits returned are read from their files, and
+        each is checked against what ranked it.
         """
         from .index.lexical import DocFields, DocMeta
-        from .index.terms import coverage
-        from .timeutil import epoch_ms, from_epoch_ms
 
         how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
         cands: dict[tuple[str, str], dict[str, Any]] = {}
@@ -573,25 +591,17 @@ class Searcher:
 
         ranked: list[tuple[float, str, tuple[str, str], dict[str, Any], Record | None, DocMeta | None,
                            dict[str, Any] | None]] = []
+        inputs = {} if inputs is None else inputs
+        self._inputs([key for key, *_r in ranking], views, inputs, mode, at, explain, weights, vec,
+                     found_by_vector={key for key, arms, *_r in ranking if "vector" in arms})
         filled: dict[tuple[str, str], float] = {}
         if mode == "hybrid" and how == "convex" and vec is not None and qvec is not None:
             # a lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
-            filled = vec.cosines([(key[0], key[1], dg) for key, arms, dg, _r, _m, _f in ranking
-                                  if "vector" not in arms], qvec)
-        at_ms = epoch_ms(at)
-        for key, arms, digest, rec, m, found in ranking:
+            filled = _cosines([key for key, arms, *_r in ranking if "vector" not in arms], inputs, qvec)
+        for key, arms, _digest, rec, m, _found in ranking:
             rid = key[1]
-            parts: dict[str, float] | None = None
-            if rec is not None:
-                p, parts = prior(rec, at)
-            elif explain:
-                assert m is not None
-                p, parts = prior_of(m.status, m.confidence, from_epoch_ms(m.recorded_ms), at)
-            else:
-                assert m is not None
-                p = prior_ms(m.status, m.confidence, m.recorded_ms, at_ms)
+            p, parts, cov, _vectors = inputs[key]
             cos_filled: float | None = None
-            cov: float | None = None
             if mode == "hybrid" and how == "rrf":
                 base = sum(1.0 / (RRF_K + a[0]) for a in arms.values())
             elif mode == "hybrid":
@@ -603,10 +613,7 @@ class Searcher:
                 else:
                     cos_filled = filled.get(key)
                     cos = 0.0 if cos_filled is None else cos_filled
-                if rec is not None:
-                    cov = self._coverage(weights or {}, rec, digest)
-                else:
-                    cov = coverage(weights or {}, found or frozenset())
+                assert cov is not None
                 base = w * cos + (1.0 - w) * cov * cov
             elif mode == "lexical":
                 base = arms["lexical"][1]
@@ -645,6 +652,48 @@ class Searcher:
             out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
                            [a for a in ("lexical", "vector") if a in arms], rec, ex))
         return out, stale
+
+    def _inputs(self, keys: list[tuple[str, str]], views: dict[tuple[str, str], Any],
+                inputs: dict[tuple[str, str], Any], mode: str, at: _dt.datetime, explain: bool,
+                weights: dict[str, float] | None, vec: VectorIndex | None,
+                found_by_vector: set[tuple[str, str]] | None = None) -> None:
+        """Score what does not need the query's vector, for the ranked candidates ``keys`` (looked
+        up in ``views``) not yet in ``inputs``: each gets (prior, its parts with ``explain``,
+        query-term coverage for convex fusion (else None), and (a stack of vectors, its row) or None:
+        the vector its cosine needs unless the vector arm found it (``found_by_vector``))."""
+        from .index.terms import coverage
+        from .timeutil import epoch_ms, from_epoch_ms
+
+        convex = mode == "hybrid" and self._fusion()[0] == "convex"
+        at_ms = epoch_ms(at)
+        todo: list[tuple[str, str, str]] = []
+        for key in keys:
+            view = views.get(key)
+            if key in inputs or not isinstance(view, tuple):
+                continue
+            digest, rec, m, found = view
+            parts: dict[str, float] | None = None
+            if rec is not None:
+                p, parts = prior(rec, at)
+            elif explain:
+                p, parts = prior_of(m.status, m.confidence, from_epoch_ms(m.recorded_ms), at)
+            else:
+                p = prior_ms(m.status, m.confidence, m.recorded_ms, at_ms)
+            cov: float | None = None
+            if convex:
+                cov = (self._coverage(weights or {}, rec, digest) if rec is not None
+                       else coverage(weights or {}, found or frozenset()))
+                if found_by_vector is None or key not in found_by_vector:
+                    todo.append((key[0], key[1], digest))
+            inputs[key] = (p, parts, cov, None)
+        if todo and vec is not None:  # the vectors a lexical-only candidate's cosine needs
+            import numpy as np
+
+            got = vec.vectors_for(todo)
+            if got:  # stacked now: one product once the query's vector is there (``_cosines``)
+                mat = np.stack(list(got.values()))
+                for i, key in enumerate(got):
+                    inputs[key] = (*inputs[key][:3], (mat, i))
 
     def _views(self, keys: list[tuple[str, str]], flt: RecordFilter, tomb: dict[str, Any],
                weights: dict[str, float] | None, lex: LexicalIndex | None,
@@ -770,10 +819,82 @@ class Searcher:
 _GONE, _STALE, _FILTERED = "gone", "stale", "filtered"
 
 
+def _cosines(keys: list[tuple[str, str]], inputs: dict[tuple[str, str], Any], q: Any) -> dict[tuple[str, str], float]:
+    """The cosines of ``keys`` with ``q``, from the vectors ``_inputs`` stacked for them (a key
+    without one is left out): one product per stack."""
+    import numpy as np
+
+    q = np.asarray(q, dtype=np.float32).reshape(-1)
+    out: dict[tuple[str, str], float] = {}
+    sims: dict[int, list[float]] = {}
+    for key in keys:
+        at = inputs[key][3]
+        if at is None:
+            continue
+        mat, i = at
+        got = sims.get(id(mat))
+        if got is None:
+            got = sims[id(mat)] = (mat @ q).tolist()
+        out[key] = got[i]
+    return out
+
+
 def _timed_embed(emb: Embedder, query: str) -> tuple[Any, float]:
     """The query's vector and when (perf_counter) it was ready."""
     v = emb.embed([query])[0]
     return v, time.perf_counter()
+
+
+class _Handoff:
+    """The query's vector, passed from the pool thread that embeds it to the searching thread,
+    which may first post the vector search's ``Scan``: the embedding thread then starts it the
+    moment the vector is ready, and the searching thread joins it when its lexical work is done."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._scan: Any = None
+        self._taken = False
+        self.posted = False
+        self.value: tuple[Any, float] | None = None
+
+    def post(self, scan: Any) -> bool:
+        """Give the embedding thread ``scan`` to start; False when the vector is already there."""
+        with self._lock:
+            if self._taken:
+                return False
+            self._scan, self.posted = scan, True
+            return True
+
+    def deliver(self, value: tuple[Any, float] | None) -> Any:
+        """The vector and when it was ready (None: the embedding failed); the scan posted, if any."""
+        with self._lock:
+            self._taken, self.value = True, value
+            scan = self._scan
+        self._ready.set()
+        return scan
+
+    def wait(self) -> tuple[Any, float] | None:
+        self._ready.wait()
+        return self.value
+
+
+def _embed_then_scan(emb: Embedder, query: str, handoff: _Handoff) -> tuple[Any, float]:
+    """``_timed_embed``, then work on the vector scan the searching thread posted, if any."""
+    try:
+        got = _timed_embed(emb, query)
+    except BaseException:
+        handoff.deliver(None)
+        raise
+    scan = handoff.deliver(got)
+    if scan is not None:
+        import numpy as np
+
+        scan.start(np.asarray(got[0], dtype=np.float32).reshape(-1))
+        scan.work()
+    return got
 
 
 def open_searcher(

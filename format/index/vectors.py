@@ -70,11 +70,14 @@ def usearch_index_class() -> Any:
 #: 64-1024) and at best 0.974 (connectivity 48, ef 1024, 5.9 ms), slower than pruned exact search.
 #: The vector arm must return >= 0.98 of the exact top 10, so exact search is used up to this size.
 HNSW_MIN_ROWS = 200_000
-#: Exact products over at least this many rows are split across two threads (when given a pool).
-#: For the int8 products of pruned search it is about break-even at this size (one thread /
-#: halves, first rows of the 100k bench store, 85 queries: 16,384 rows 0.89-1.22x, 24,576 rows
-#: 1.24-1.46x, 49,152 rows 1.46x), so the same threshold serves both.
+#: Exact products costing at least this many int8 rows (a float32 row costs four) are shared
+#: between two threads (when given a pool). For the int8 products of pruned search it is about
+#: break-even at this size (one thread / halves, first rows of the 100k bench store, 85 queries:
+#: 16,384 rows 0.89-1.22x, 24,576 rows 1.24-1.46x, 49,152 rows 1.46x).
 SPLIT_MIN_ROWS = 16_384
+#: The products are computed in parts of this many int8 rows (a quarter as many float32 rows):
+#: the unit of the two threads' shares, and the unit rows are packed in (``pack_rows``).
+PIECE_ROWS = 8_192
 #: Scopes with at least this many rows (and no graph) get an int8 copy of their rows for pruned
 #: exact search (``quantize``, ``exact_top``): a SIMD int8 product over all rows (numkong), a
 #: rigorous bound on its error, and the float32 product only for the rows the bound cannot rule
@@ -348,15 +351,16 @@ class VectorIndex:
         live = self._live(scope, rid)
         return None if live is None or live[0] != digest else live[1]  # type: ignore[no-any-return]
 
-    def cosines(self, items: Iterable[tuple[str, str, str]], q: Any) -> dict[tuple[str, str], float]:
-        """``v @ q`` for each (scope, id, digest) whose live vector v was computed from that
-        digest (others are left out): ``vector_for`` for many, with one cache check."""
+    def vectors_for(self, items: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], Any]:
+        """The live vector of each (scope, id, digest) that was computed from that digest (others
+        are left out): ``vector_for`` for many, with one cache check. A vector computed from a
+        given content stays valid in this space whatever happens to the record later."""
         self._refresh_cache()
-        out: dict[tuple[str, str], float] = {}
+        out: dict[tuple[str, str], Any] = {}
         for scope, rid, digest in items:
             live = self._live(scope, rid)
             if live is not None and live[0] == digest:
-                out[(scope, rid)] = float(live[1] @ q)
+                out[(scope, rid)] = live[1]
         return out
 
     def drop(self, pairs: Iterable[tuple[str, str]]) -> None:
@@ -419,15 +423,20 @@ class VectorIndex:
     ) -> list[VecHit]:
         """Top ``k`` by cosine similarity within each of ``scopes``, merged.
 
-        With ``pool``, several scopes are searched at once, or a single big scope's products are
-        split in two halves computed at once (numpy and BLAS release the GIL).
+        With ``pool``, the exact products of all the scopes are computed by two threads at once
+        (``Scan``; numkong and BLAS release the GIL).
         """
-        import numpy as np
+        return self.prepare(scopes, k, use_graph=use_graph, expansion=expansion).run(query, pool)
 
+    def prepare(self, scopes: Sequence[str], k: int, *, use_graph: bool = False,
+                expansion: int | None = None) -> VectorQuery:
+        """``search`` before the query's vector is known: the scopes' rows, graphs and delta
+        vectors, and the ``Scan`` of their exact products (a thread may start it as soon as the
+        vector is there: ``Scan.start``)."""
         self._refresh_cache()
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        out: list[VecHit] = []
-        jobs: list[tuple[str, Any, Quantized | None, int]] = []  # exact: scope, matrix, q8, want
+        graphs: list[tuple[str, Any, int]] = []
+        exact: list[tuple[str, Any, Quantized | None, int]] = []  # scope, matrix, q8, want
+        deltas: list[tuple[str, list[str], Any]] = []
         for scope in scopes:
             m = self.main(scope)
             dead = self._dead.get(scope, set())
@@ -437,33 +446,15 @@ class VectorIndex:
                 want = min(len(rows), k + len(dead))
                 if g is not None:
                     g.expansion_search = max(expansion or HNSW_PARAMS["expansion_search"], want)
-                    res = g.search(q, want, threads=1)
-                    self._collect(out, scope, [(int(key), 1.0 - float(dist))
-                                               for key, dist in zip(res.keys, res.distances, strict=False)])
+                    graphs.append((scope, g, want))
                 else:
                     mat = m.matrix(self.space.dim, in_memory=use_graph)
-                    jobs.append((scope, mat, self.quantized(scope, in_memory=use_graph), want))
+                    exact.append((scope, mat, self.quantized(scope, in_memory=use_graph), want))
             delta = self._delta.get(scope)
             if delta:
                 ids = list(delta)
-                mat = np.stack([delta[r][1] for r in ids])
-                sims = mat @ q
-                for j, rid in enumerate(ids):
-                    out.append(VecHit(scope, rid, delta[rid][0], float(sims[j])))
-        found = exact_tops([(mat, qz, want) for _s, mat, qz, want in jobs], q, pool)
-        # hits only for the rows that can be among the best k of all scopes: those at least as
-        # similar as the k-th best row of all (ties kept; dead rows, at most ``want - k`` per
-        # scope, are dropped by _collect and may let lower rows in, so such scopes keep all)
-        parts = [np.asarray(got[1], dtype=np.float64) for got in found]
-        every = np.concatenate([*parts, np.array([h.similarity for h in out], dtype=np.float64)])
-        floor = -np.inf
-        if len(every) > k and not any(self._dead.get(scope) for scope, *_r in jobs):
-            floor = float(np.partition(every, len(every) - k)[len(every) - k])
-        for (scope, *_rest), (idx, sim), part in zip(jobs, found, parts, strict=True):
-            keep = np.flatnonzero(part >= floor)
-            self._collect(out, scope, (np.asarray(idx)[keep], np.asarray(sim)[keep]))
-        out.sort(key=lambda h: (-h.similarity, h.id))
-        return out[:k]
+                deltas.append((scope, ids, [delta[r] for r in ids]))
+        return VectorQuery(self, k, graphs, exact, deltas)
 
     def quantized(self, scope: str, in_memory: bool = False) -> Quantized | None:
         """The scope's int8 rows for pruned exact search, or None (a small scope, a scope with a
@@ -499,27 +490,246 @@ class VectorIndex:
         return {"main": main, "delta": delta, "dead": dead, "vectors": main - dead + delta}
 
 
-def _product(mat: Any, q: Any, pool: Executor | None) -> Any:
-    """``mat @ q``, split in two halves over ``pool`` for big matrices (BLAS releases the GIL)."""
-    import numpy as np
+class VectorQuery:
+    """A vector search prepared by ``VectorIndex.prepare``; ``run`` answers it for one query."""
 
-    if pool is not None and len(mat) >= SPLIT_MIN_ROWS:
-        half = len(mat) // 2
-        other = pool.submit(np.dot, mat[half:], q)
-        return np.concatenate([np.asarray(mat[:half] @ q), np.asarray(other.result())])
-    return np.asarray(mat @ q)
+    def __init__(self, index: VectorIndex, k: int, graphs: list[tuple[str, Any, int]],
+                 exact: list[tuple[str, Any, Quantized | None, int]],
+                 deltas: list[tuple[str, list[str], Any]]) -> None:
+        self.index, self.k, self.graphs, self.exact, self.deltas = index, k, graphs, exact, deltas
+        self.scan = Scan([(mat, qz, want) for _s, mat, qz, want in exact])
+
+    def run(self, query: Any, pool: Executor | None = None, helper: Any = None) -> list[VecHit]:
+        """The top ``k`` for ``query``; with ``pool`` the scan is shared with one pool thread,
+        or with ``helper``, the future of a thread that started it (``Scan``)."""
+        import numpy as np
+
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        idx, k = self.index, self.k
+        out: list[VecHit] = []
+        self.scan.start(q)
+        found = run_scan(self.scan, pool if self.scan.shared() else None, helper)
+        for scope, g, want in self.graphs:
+            res = g.search(q, want, threads=1)
+            idx._collect(out, scope, [(int(key), 1.0 - float(dist))
+                                      for key, dist in zip(res.keys, res.distances, strict=False)])
+        for scope, ids, entries in self.deltas:
+            sims = np.stack([v for _dg, v in entries]) @ q
+            for j, rid in enumerate(ids):
+                out.append(VecHit(scope, rid, entries[j][0], float(sims[j])))
+        # hits only for the rows that can be among the best k of all scopes: those at least as
+        # similar as the k-th best row of all (ties kept; dead rows, at most ``want - k`` per
+        # scope, are dropped by _collect and may let lower rows in, so such scopes keep all)
+        parts = [np.asarray(got[1], dtype=np.float64) for got in found]
+        every = np.concatenate([*parts, np.array([h.similarity for h in out], dtype=np.float64)])
+        floor = -np.inf
+        if len(every) > k and not any(idx._dead.get(scope) for scope, *_r in self.exact):
+            floor = float(np.partition(every, len(every) - k)[len(every) - k])
+        for (scope, *_rest), (rows, sim), part in zip(self.exact, found, parts, strict=True):
+            keep = np.flatnonzero(part >= floor)
+            idx._collect(out, scope, (np.asarray(rows)[keep], np.asarray(sim)[keep]))
+        out.sort(key=lambda h: (-h.similarity, h.id))
+        return out[:k]
+
+
+class _Query:
+    """The query rounded to int8 for the bounds of ``q8_candidates`` (once per query, whatever the
+    scopes): ``w = round(c q)`` with ``c = 127 / max_i |q_i|``, ``a = 1/2 (1 + 1e-9) |w|_1``,
+    ``|d|_2`` and ``|q|_2`` (float64)."""
+
+    __slots__ = ("a", "c", "dnorm", "qnorm", "wi")
+
+    def __init__(self, c: float, wi: Any, a: float, dnorm: float, qnorm: float) -> None:
+        self.c, self.wi, self.a, self.dnorm, self.qnorm = c, wi, a, dnorm, qnorm
+
+    @classmethod
+    def of(cls, q: Any) -> _Query | None:
+        """None for a zero or non-finite query (the plain product is used)."""
+        import numpy as np
+
+        q64 = np.asarray(q, dtype=np.float64).reshape(-1)
+        top = float(np.max(np.abs(q64))) if len(q64) else 0.0
+        if not 0.0 < top < np.inf or not 127.0 / top < np.inf:
+            return None
+        c = 127.0 / top
+        qs = q64 * c
+        w = np.rint(qs)
+        d = qs - w
+        return cls(c, w.astype(np.int8), 0.5 * (1.0 + 1e-9) * float(np.abs(w).sum()),
+                   float(np.sqrt(d @ d)), float(np.sqrt(q64 @ q64)))
+
+
+class _Exact:
+    """One job of ``exact_tops``: the exact top ``want`` rows of ``mat`` (None: only the int8
+    candidates are wanted, ``q8_candidates``) by inner product with ``q``.
+
+    Its products are computed part by part (``parts``, ``fill``), on any thread, then ``finish``
+    chooses. With int8 rows the parts hold the lower bounds ``L_j`` of ``q8_candidates``, else the
+    float32 products.
+    """
+
+    def __init__(self, mat: Any, q: Any, want: int, quant: Quantized | None, qq: _Query | None) -> None:
+        import numpy as np
+
+        self.mat, self.q, self.want = mat, q, want
+        self.n = len(quant.z) if mat is None and quant is not None else len(mat)
+        self.quant = quant if quant is not None and qq is not None and 0 < want < self.n else None
+        self.qq = qq
+        self.b = self.margin = 0.0
+        self.out: Any = None
+        if self.quant is not None and qq is not None:
+            norm, dim = self.quant.norm, self.quant.z.shape[1]
+            # |d| in float64 and the rounding of c q: both far below the slack added
+            self.b = (qq.dnorm * (1.0 + 1e-9) + dim * 1e-14) * norm
+            eps = (qq.a * norm / 127.0 + self.b) / qq.c
+            self.margin = qq.c * ((2 * dim + 16) * 2.0 ** -24 * (qq.qnorm * norm + 3.0 * eps) + dim * 2.0 ** -140)
+            # the int8 products are integers of at most 127^2 dim: exact in float32 up to dim 1040
+            self.out = np.empty(self.n, dtype=np.float32 if 127 * 127 * dim < 2 ** 24 else np.float64)
+        elif mat is not None:
+            self.out = np.empty(self.n, dtype=np.result_type(mat.dtype, q.dtype))
+        self.per_row = 1 if self.quant is not None or mat is None else int(mat.dtype.itemsize)
+
+    def parts(self) -> Sequence[tuple[int, int, Any]]:
+        """(first row, end row, packed rows or None): about ``PIECE_ROWS`` int8 rows' worth each."""
+        if self.quant is not None and self.quant.packed:
+            return self.quant.packed
+        step = max(1, PIECE_ROWS // self.per_row)
+        return [(lo, min(self.n, lo + step), None) for lo in range(0, self.n, step)]
+
+    def fill(self, lo: int, hi: int, packed: Any) -> None:
+        import numpy as np
+
+        part = self.out[lo:hi]
+        if self.quant is None:
+            part[...] = self.mat[lo:hi] @ self.q
+            return
+        import numkong
+
+        assert self.qq is not None
+        if packed is None:
+            numkong.inner(self.quant.z[lo:hi], self.qq.wi, out=part)
+        else:  # the same exact integers, from the packed rows (int32)
+            part[...] = np.asarray(numkong.dots_packed(self.qq.wi.reshape(1, -1), packed)).reshape(-1)
+        part -= self.qq.a
+        part *= self.quant.scale[lo:hi]
+
+    def candidates(self) -> Any:
+        """After every part is filled, with int8 rows: the rows that may be in the top ``want``."""
+        import numpy as np
+
+        assert self.quant is not None and self.qq is not None
+        low, n = self.out, self.n
+        t = float(np.partition(low, n - self.want)[n - self.want])
+        low += (2.0 * self.qq.a) * self.quant.scale  # now the upper bounds, s_j (w.z_j + a)
+        return np.flatnonzero(low >= t - 2.0 * (self.b + self.margin))
+
+    def finish(self) -> tuple[Any, Any]:
+        """After every part is filled: (row indexes, products) of the top ``want``. Not sorted."""
+        import numpy as np
+
+        n, want = self.n, self.want
+        if self.quant is not None:
+            cand = self.candidates()
+            if len(cand) <= n * QUANT_MAX_FRACTION:
+                sims = np.asarray(self.mat[cand] @ self.q)
+                if len(cand) > want:
+                    sel = np.argpartition(-sims, want - 1)[:want]
+                    return cand[sel], sims[sel]
+                return cand, sims
+            self.out = np.asarray(self.mat @ self.q)  # more than a third pass: a plain scan is cheaper
+        if want >= n:
+            return np.arange(n), self.out
+        idx = np.argpartition(-self.out, want - 1)[:want]
+        return idx, self.out[idx]
+
+
+class Scan:
+    """The exact tops of several jobs (matrix, quantized rows or None, want) for one query, computed
+    by one or two threads at once (``exact_tops``; the searcher starts it on the thread that
+    embedded the query, before this one joins).
+
+    ``start(q)`` cuts every job in parts (``_Exact.parts``: about ``PIECE_ROWS`` int8 rows' worth
+    each) into one queue; each thread in ``work`` takes the next part and fills it, and the thread
+    that fills a job's last part finishes that job. No thread waits for another until the queue
+    is empty, however late one of them joins.
+    """
+
+    def __init__(self, jobs: Sequence[tuple[Any, Quantized | None, int]]) -> None:
+        import threading
+        from collections import deque
+
+        self.jobs = list(jobs)
+        self._lock = threading.Lock()
+        self._plans: list[_Exact] | None = None
+        self._queue: deque[tuple[_Exact, int, int, Any]] = deque()
+        self._left: dict[int, int] = {}
+        self._done: dict[int, tuple[Any, Any]] = {}
+        #: what the products cost, in int8 rows (a float32 row costs four)
+        self.cost = sum(len(mat) * (1 if qz is not None and 0 < want < len(mat) else int(mat.dtype.itemsize))
+                        for mat, qz, want in self.jobs)
+
+    def start(self, q: Any) -> None:
+        """Ready the parts for query ``q`` (the first call; later calls do nothing)."""
+        with self._lock:
+            if self._plans is not None:
+                return
+            qq = _Query.of(q) if any(qz is not None for _m, qz, _w in self.jobs) else None
+            plans = [_Exact(mat, q, want, quantized, qq) for mat, quantized, want in self.jobs]
+            for plan in plans:
+                parts = plan.parts()
+                self._left[id(plan)] = len(parts)
+                self._queue.extend((plan, *part) for part in parts)
+            self._plans = plans
+
+    def shared(self) -> bool:
+        """Whether two threads are worth it (``SPLIT_MIN_ROWS``)."""
+        return self.cost >= SPLIT_MIN_ROWS
+
+    def work(self) -> None:
+        """Fill parts until none is left, finishing each job whose last part this thread filled."""
+        while True:
+            try:
+                plan, lo, hi, packed = self._queue.popleft()
+            except IndexError:
+                return
+            plan.fill(lo, hi, packed)
+            with self._lock:
+                self._left[id(plan)] -= 1
+                last = self._left[id(plan)] == 0
+            if last:
+                self._done[id(plan)] = plan.finish()
+
+    def results(self) -> list[tuple[Any, Any]]:
+        """Each job's (row indexes, products), in order, once every ``work`` has returned."""
+        assert self._plans is not None
+        return [self._done[id(p)] if id(p) in self._done else p.finish() for p in self._plans]  # or no rows
 
 
 def exact_tops(jobs: Sequence[tuple[Any, Quantized | None, int]], q: Any,
                pool: Executor | None = None) -> list[tuple[Any, Any]]:
-    """``exact_top`` for each (matrix, quantized rows or None, want), in order. With ``pool`` and
-    several jobs, the first runs on this thread and the others on the pool's threads at once (no
-    nested submissions); with a single job, its big products are split in two halves."""
-    if pool is not None and len(jobs) > 1:
-        later = [pool.submit(exact_top, mat, q, want, quantized=qz) for mat, qz, want in jobs[1:]]
-        mat, qz, want = jobs[0]
-        return [exact_top(mat, q, want, quantized=qz), *(f.result() for f in later)]
-    return [exact_top(mat, q, want, pool=pool, quantized=qz) for mat, qz, want in jobs]
+    """``exact_top`` for each (matrix, quantized rows or None, want), in order: a ``Scan``, with
+    ``pool`` one pool thread working with this one when the products cost at least
+    ``SPLIT_MIN_ROWS`` int8 rows (a float32 row costs four). Two threads, never more: on two cores
+    a third would only wait for its turn."""
+    scan = Scan(jobs)
+    scan.start(q)
+    return run_scan(scan, pool if scan.shared() else None)
+
+
+def run_scan(scan: Scan, pool: Executor | None, helper: Any = None) -> list[tuple[Any, Any]]:
+    """``scan.work()`` here and, unless ``helper`` (a future of a thread already working on it)
+    is given, on one ``pool`` thread; then its results (an error of the other thread is raised)."""
+    from concurrent.futures import wait
+
+    other = helper if helper is not None else (pool.submit(scan.work) if pool is not None else None)
+    try:
+        scan.work()
+    finally:
+        if other is not None:
+            wait([other])
+    if other is not None:
+        other.result()
+    return scan.results()
 
 
 def exact_top(mat: Any, q: Any, want: int, *, pool: Executor | None = None,
@@ -527,27 +737,11 @@ def exact_top(mat: Any, q: Any, want: int, *, pool: Executor | None = None,
     """The exact top ``want`` rows of ``mat`` by inner product with ``q``: (row indexes, products).
 
     With ``quantized`` (the rows in int8, see ``QUANT_MIN_ROWS``) most rows are ruled out by a
-    bound computed from the int8 product and only the others are computed in float32; the rows
-    returned are the same (up to ties) as without it, and so are their products (float32, as the
-    plain product computes them, up to its rounding). Not sorted.
+    bound computed from the int8 product (``q8_candidates``) and only the others are computed in
+    float32; the rows returned are the same (up to ties) as without it, and so are their products
+    (float32, as the plain product computes them, up to its rounding). Not sorted.
     """
-    import numpy as np
-
-    n = len(mat)
-    if want >= n:
-        idx = np.arange(n)
-        return idx, _product(mat, q, pool)
-    if quantized is not None and want > 0:
-        cand = q8_candidates(quantized, q, want, pool)
-        if cand is not None and len(cand) <= n * QUANT_MAX_FRACTION:  # else a plain scan is cheaper
-            sims = np.asarray(mat[cand] @ q)
-            if len(cand) > want:
-                sel = np.argpartition(-sims, want - 1)[:want]
-                return cand[sel], sims[sel]
-            return cand, sims
-    sims = _product(mat, q, pool)
-    idx = np.argpartition(-sims, want - 1)[:want]
-    return idx, sims[idx]
+    return exact_tops([(mat, quantized, want)], q, pool)[0]
 
 
 def q8_candidates(quant: Quantized, q: Any, want: int, pool: Executor | None = None) -> Any:
@@ -574,50 +768,32 @@ def q8_candidates(quant: Quantized, q: Any, want: int, pool: Executor | None = N
     ``m = (2 dim + 16) 2^-24 (|q| N + 3 eps)`` on each side covers both: a row is dropped only
     when its float32 product is strictly below ``want`` others'.
     """
-    import numkong
     import numpy as np
 
-    z, scale, norm = quant.z, quant.scale, quant.norm
-    n, dim = z.shape
-    q64 = np.asarray(q, dtype=np.float64).reshape(-1)
-    top = float(np.max(np.abs(q64)))
-    if not 0.0 < top < np.inf or not 127.0 / top < np.inf:
+    qq = _Query.of(q)
+    if qq is None:
         return None
-    c = 127.0 / top
-    qs = q64 * c
-    w = np.rint(qs)
-    d = qs - w
-    a = 0.5 * (1.0 + 1e-9) * float(np.abs(w).sum())
-    # |d| in float64 and the rounding of c q: both far below the slack added
-    b = (float(np.sqrt(d @ d)) * (1.0 + 1e-9) + dim * 1e-14) * norm
-    eps = (a * norm / 127.0 + b) / c
-    margin = c * ((2 * dim + 16) * 2.0 ** -24 * (float(np.sqrt(q64 @ q64)) * norm + 3.0 * eps) + dim * 2.0 ** -140)
-    wi = w.astype(np.int8)
-    # the int8 products are integers of at most 127^2 dim: exact in float32 up to dim 1040
-    low = np.empty(n, dtype=np.float32 if 127 * 127 * dim < 2 ** 24 else np.float64)
+    plan = _Exact(None, q, want, quant, qq)
+    if plan.quant is None:  # want >= the rows: all of them
+        return np.arange(len(quant.z))
+    parts = plan.parts()
 
-    def lower(lo: int, hi: int, packed: Any) -> None:  # low[lo:hi] = L (in place)
-        part = low[lo:hi]
-        if packed is None:
-            numkong.inner(z[lo:hi], wi, out=part)
-        else:  # the same exact integers, from the packed rows (int32)
-            part[...] = np.asarray(numkong.dots_packed(wi.reshape(1, dim), packed)).reshape(-1)
-        part -= a
-        part *= scale[lo:hi]
+    def fill(share: Sequence[tuple[int, int, Any]]) -> None:
+        for part in share:
+            plan.fill(*part)
 
-    parts: Sequence[tuple[int, int, Any]] = quant.packed or (
-        ((0, n // 2, None), (n // 2, n, None)) if n >= max(SPLIT_MIN_ROWS, 2) else ((0, n, None),))
-    if pool is not None and len(parts) > 1:
-        later = [pool.submit(lower, *part) for part in parts[1:]]
-        lower(*parts[0])
-        for f in later:
-            f.result()
+    if pool is not None and len(parts) > 1 and len(quant.z) >= SPLIT_MIN_ROWS:
+        from concurrent.futures import wait
+
+        later = pool.submit(fill, parts[len(parts) // 2:])
+        try:
+            fill(parts[:len(parts) // 2])
+        finally:
+            wait([later])
+        later.result()
     else:
-        for part in parts:
-            lower(*part)
-    t = float(np.partition(low, n - want)[n - want])
-    low += (2.0 * a) * scale  # now the upper bounds, s_j (w.z_j + a)
-    return np.flatnonzero(low >= t - 2.0 * (b + margin))
+        fill(parts)
+    return plan.candidates()
 
 
 #: Which int8 product ``q8_candidates`` uses for rows held in memory (long-lived searchers):
@@ -632,7 +808,7 @@ def packed_rows(z: Any) -> tuple[tuple[int, int, Any], ...] | None:
     """``z``'s rows packed for ``q8_candidates`` (``pack_rows``), or None for ``inner``, as
     ``MEM_Q8_KERNEL`` says (default auto).
 
-    Auto packs the rows, then times both products on them (best of 3, interleaved, a random
+    Auto packs the rows, then times both products on them (best of 5, interleaved, a random
     query) and keeps the packed rows only when their product is at least 10% faster. On CPUs with
     int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI) it is: 1.8 against 2.7-3.0 ms for
     100k rows of 384 on the project machine (bench/README.md); on AVX2 alone it was slower (4.1-4.9
@@ -650,7 +826,7 @@ def packed_rows(z: Any) -> tuple[tuple[int, int, Any], ...] | None:
     return None
 
 
-def _packed_faster(z: Any, packed: tuple[tuple[int, int, Any], ...], rounds: int = 3) -> bool:
+def _packed_faster(z: Any, packed: tuple[tuple[int, int, Any], ...], rounds: int = 5) -> bool:
     import time
 
     import numkong
@@ -672,14 +848,13 @@ def _packed_faster(z: Any, packed: tuple[tuple[int, int, Any], ...], rounds: int
 
 
 def pack_rows(z: Any) -> tuple[tuple[int, int, Any], ...]:
-    """``z``'s rows packed for ``numkong.dots_packed``, as (first row, end row, packed rows): in
-    two halves from ``SPLIT_MIN_ROWS`` rows (the parts ``q8_candidates`` computes on two threads),
-    else whole."""
+    """``z``'s rows packed for ``numkong.dots_packed``, as (first row, end row, packed rows), in
+    pieces of ``PIECE_ROWS`` rows (the parts ``exact_tops`` shares between threads)."""
     import numkong
 
     n = len(z)
-    bounds = [(0, n // 2), (n // 2, n)] if n >= max(SPLIT_MIN_ROWS, 2) else [(0, n)]
-    return tuple((lo, hi, numkong.dots_pack(z[lo:hi])) for lo, hi in bounds)
+    return tuple((lo, min(n, lo + PIECE_ROWS), numkong.dots_pack(z[lo:min(n, lo + PIECE_ROWS)]))
+                 for lo in range(0, n, PIECE_ROWS))
 
 
 def quantize(mat: Any) -> Quantized | None:

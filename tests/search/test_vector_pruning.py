@@ -110,11 +110,13 @@ def test_q8_pruned_equals_plain_product(pool: ThreadPoolExecutor, case: tuple[np
             quant = vmod.Quantized(z, s, quant.norm)
         else:
             m = mat
-        with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0 if threads else vmod.SPLIT_MIN_ROWS):
-            if packed:  # numkong's packed product (in halves with threads): the same integers
+        # with threads: small parts, shared between two threads from any total cost
+        with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0 if threads else vmod.SPLIT_MIN_ROWS), \
+                mock.patch.object(vmod, "PIECE_ROWS", 97 if threads else vmod.PIECE_ROWS):
+            if packed:  # numkong's packed product, in parts: the same integers
                 quant = dataclasses.replace(quant, packed=vmod.pack_rows(quant.z))
-                assert [(lo, hi) for lo, hi, _p in quant.packed or ()] == (
-                    [(0, n // 2), (n // 2, n)] if threads and n >= 2 else [(0, n)])
+                assert [(lo, hi) for lo, hi, _p in quant.packed] == [
+                    (lo, min(n, lo + vmod.PIECE_ROWS)) for lo in range(0, n, vmod.PIECE_ROWS)]
             p = pool if threads else None
             if want <= n:
                 # every row of the plain top (all rows tied with the want-th) is a candidate
@@ -128,6 +130,54 @@ def test_q8_pruned_equals_plain_product(pool: ThreadPoolExecutor, case: tuple[np
                     assert np.all(np.diff(cand) > 0)
             _assert_same_top(mat, q, want, exact_top(m, q, want, pool=p, quantized=quant))
         del m, quant
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), sizes=st.lists(st.integers(0, 700), min_size=1, max_size=4),
+       wants=st.lists(st.integers(0, 760), min_size=4, max_size=4), piece=st.integers(1, 300),
+       packed=st.booleans())
+def test_jobs_shared_between_two_threads_answer_as_one(pool: ThreadPoolExecutor, seed: int, sizes: list[int],
+                                                       wants: list[int], piece: int, packed: bool) -> None:
+    """exact_tops cuts all its jobs' parts (int8 or float32, packed or not) in two shares, one on
+    the pool, whatever the cut: every job's top is the one thread's, which is the plain product's."""
+    rng = np.random.default_rng(seed)
+    dim = 24
+    q = _unit(rng.standard_normal(dim))
+    jobs = []
+    for i, n in enumerate(sizes):
+        mat = _clustered(rng, n, dim, 4) if n else np.zeros((0, dim), dtype=np.float32)
+        quant = quantize(mat) if n and i % 2 == 0 else None
+        if quant is not None and packed:
+            with mock.patch.object(vmod, "PIECE_ROWS", piece):
+                quant = dataclasses.replace(quant, packed=vmod.pack_rows(quant.z))
+        jobs.append((mat, quant, min(wants[i], n + 3)))
+    with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0), mock.patch.object(vmod, "PIECE_ROWS", piece):
+        shared = vmod.exact_tops(jobs, q, pool)
+    alone = vmod.exact_tops(jobs, q, None)
+    for (mat, _qz, want), got, ref in zip(jobs, shared, alone, strict=True):
+        if len(mat):
+            _assert_same_top(mat, q, want, got)
+            np.testing.assert_allclose(np.sort(got[1]), np.sort(ref[1]), rtol=0, atol=1e-6)
+        else:
+            assert len(got[0]) == len(got[1]) == 0
+
+
+def test_an_error_in_the_pool_share_is_raised(pool: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure while the pool thread fills its share is raised by exact_tops, not lost."""
+    rng = np.random.default_rng(5)
+    mat = _clustered(rng, 3000, 16, 4)
+    quant = quantize(mat)
+    fill = vmod._Exact.fill
+
+    def failing(self: object, lo: int, hi: int, packed: object) -> None:
+        if lo >= 1500:
+            raise MemoryError("no memory for this part")
+        fill(self, lo, hi, packed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vmod._Exact, "fill", failing)
+    with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0), mock.patch.object(vmod, "PIECE_ROWS", 500), \
+            pytest.raises(MemoryError, match="no memory"):
+        vmod.exact_tops([(mat, quant, 10), (mat, None, 10)], mat[0], pool)
 
 
 def test_pruning_rules_out_most_rows_of_clustered_data(pool: ThreadPoolExecutor, tmp_path: Path) -> None:
@@ -234,7 +284,7 @@ def test_long_lived_rows_are_packed_as_chosen(tmp_path: Path, pool: ThreadPoolEx
     assert held is not None
     if kernel == "packed":  # the packed rows replace the in-memory copy; z stays mapped
         assert held.packed is not None and isinstance(held.z, np.memmap)
-        assert [(lo, hi) for lo, hi, _p in held.packed] == [(0, len(held.z))]  # below SPLIT_MIN_ROWS
+        assert [(lo, hi) for lo, hi, _p in held.packed] == [(0, len(held.z))]  # below PIECE_ROWS
     else:
         assert held.packed is None and not isinstance(held.z, np.memmap)
     assert vec.quantized("ana", in_memory=True) is held  # kept
