@@ -209,34 +209,46 @@ def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) 
 
 def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str, str]]) -> None:
     """The vector arm's exact top 40 over every scope: plain product vs pruned with the int8 rows
-    (q8), each on one thread and with a 2-thread pool (as ``VectorIndex.search`` runs them: the
-    scopes at once, or a lone big scope's halves), interleaved query by query; every result is
-    compared with the plain one-thread product's, and the rows computed in float32 are counted."""
+    (q8; their int8 product row by row, numkong ``inner``, or over packed rows, ``dots_packed``),
+    each on one thread and with a 2-thread pool (as ``VectorIndex.search`` runs them: the scopes at
+    once, or a lone big scope's halves), interleaved query by query; every result is compared with
+    the plain one-thread product's, and the rows computed in float32 are counted."""
+    import dataclasses
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np
 
-    from mem.format.index.vectors import exact_tops, q8_candidates
+    from mem.format.index.vectors import exact_tops, pack_rows, q8_candidates
 
     root = vec.index_dir.parent.parent
     qtexts = list(queries)
     if (root / "quality.json").exists():
         qtexts += [q["query"] for q in json.loads((root / "quality.json").read_text())]
     qs = emb.embed(qtexts)
-    plain_jobs, q8_jobs = [], []
+    plain_jobs, q8_jobs, packed_jobs = [], [], []
+    chosen = []
     for sc in vec.scopes():
         m = vec.main(sc)
         if not m.rows:
             continue
         mat = m.matrix(vec.space.dim, in_memory=True)
         plain_jobs.append((mat, None, 40))
-        q8_jobs.append((mat, vec.quantized(sc, in_memory=True), 40))
-    if not any(qz is not None for _m, qz, _w in q8_jobs):
+        qz = vec.quantized(sc, in_memory=True)  # as a long-lived searcher holds it
+        if qz is not None:
+            chosen.append(f"{sc} {'packed' if qz.packed else 'inner'}")
+            inner = dataclasses.replace(qz, z=np.array(qz.z), packed=None)
+            q8_jobs.append((mat, inner, 40))
+            packed_jobs.append((mat, dataclasses.replace(inner, packed=pack_rows(inner.z)), 40))
+        else:
+            q8_jobs.append((mat, None, 40))
+            packed_jobs.append((mat, None, 40))
+    if not chosen:
         rows.append(("pruned exact vector search", "no scope has int8 rows (q8)"))
         return
     n_rows = sum(len(mat) for mat, _q, _w in plain_jobs)
     variants = [("plain", plain_jobs, False), ("plain, pool", plain_jobs, True),
-                ("q8", q8_jobs, False), ("q8, pool", q8_jobs, True)]
+                ("q8", q8_jobs, False), ("q8, pool", q8_jobs, True),
+                ("q8 packed", packed_jobs, False), ("q8 packed, pool", packed_jobs, True)]
     times: dict[str, list[float]] = {label: [] for label, _j, _p in variants}
     same = dict.fromkeys(times, 0)
     cands: list[int] = []
@@ -254,10 +266,12 @@ def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str
                              for mat, qz, w in q8_jobs))
     p = {label: pct(ts, .5) for label, ts in times.items()}
     rows.append((f"vector arm top 40 over all {n_rows:,} rows, {len(qs)} queries, p50 ms: plain / plain with the "
-                 "2-thread pool / q8 / q8 with the pool",
+                 "2-thread pool / q8 (inner) / q8 with the pool / q8 packed / q8 packed with the pool",
                  " / ".join(f"{p[label]:.2f}" for label in times)
                  + f" (q8 {p['plain'] / max(p['q8'], 1e-9):.2f}x one thread, "
-                 f"{p['plain, pool'] / max(p['q8, pool'], 1e-9):.2f}x with the pool)"))
+                 f"{p['plain, pool'] / max(p['q8, pool'], 1e-9):.2f}x with the pool; packed "
+                 f"{p['plain'] / max(p['q8 packed'], 1e-9):.2f}x / {p['plain, pool'] / max(p['q8 packed, pool'], 1e-9):.2f}x)"))
+    rows.append(("… int8 product a long-lived searcher chose here (MEM_Q8_KERNEL=auto)", ", ".join(chosen)))
     rows.append(("… rows computed in float32 after the int8 bound: median / p90 / max (all scopes)",
                  f"{pct(cands, .5):,} / {pct(cands, .9):,} / {max(cands):,} of {n_rows:,}"))
     rows.append(("… same top 40 as the plain product (sorted scores within 1e-6)",
