@@ -666,6 +666,8 @@ class Searcher:
 
         convex = mode == "hybrid" and self._fusion()[0] == "convex"
         at_ms = epoch_ms(at)
+        weights = weights or {}
+        total = sum(weights.values())
         todo: list[tuple[str, str, str]] = []
         for key in keys:
             view = views.get(key)
@@ -681,8 +683,8 @@ class Searcher:
                 p = prior_ms(m.status, m.confidence, m.recorded_ms, at_ms)
             cov: float | None = None
             if convex:
-                cov = (self._coverage(weights or {}, rec, digest) if rec is not None
-                       else coverage(weights or {}, found or frozenset()))
+                cov = (self._coverage(weights, rec, digest) if rec is not None
+                       else coverage(weights, found or frozenset(), total))
                 if found_by_vector is None or key not in found_by_vector:
                     todo.append((key[0], key[1], digest))
             inputs[key] = (p, parts, cov, None)
@@ -763,12 +765,12 @@ class Searcher:
     def _meta_matches(flt: RecordFilter, scope: str, rid: str, m: Any) -> bool:
         """RecordFilter.matches on what the index state says (never with ``known_at``, see
         ``_views``; a search sets no ``recorded_after`` or ``recorded_before``)."""
-        from .timeutil import from_epoch_ms
-
         if flt.scopes is not None and scope not in flt.scopes:
             return False
         vf = vt = None
         if flt.as_of is not None:  # -1: none
+            from .timeutil import from_epoch_ms
+
             vf = None if m.valid_from_ms == -1 else from_epoch_ms(m.valid_from_ms)
             vt = None if m.valid_to_ms == -1 else from_epoch_ms(m.valid_to_ms)
         return flt.matches_fields(rid, m.kind, m.status, m.tags, vf, vt)
@@ -781,16 +783,17 @@ class Searcher:
         from .index.terms import presence
 
         words = list(weights)
+        wordset = frozenset(words)
         out: dict[tuple[str, str], frozenset[str]] = {}
         differ: set[tuple[str, str]] = set()
         ask: list[tuple[str, str]] = []
         for key, digest in wanted:
             got = self._terms.get(key)
             if got is not None and got[0] == digest:
-                out[key] = frozenset(t for t in words if t in got[1])
+                out[key] = wordset & got[1]
                 continue
             hit = self._present.get(key)
-            if hit is not None and hit[0] == digest and all(t in hit[1] for t in words):
+            if hit is not None and hit[0] == digest and wordset <= hit[1].keys():
                 out[key] = frozenset(t for t in words if hit[1][t])
                 continue
             ask.append(key)

@@ -100,9 +100,11 @@ def presence(searcher: Any, schema: Any, keys: Sequence[tuple[str, str]], words:
     return {k: (dg, frozenset(found)) for k, (dg, found) in out.items()}
 
 
-def coverage(weights: dict[str, float], doc_terms: frozenset[str]) -> float:
-    """The idf-weighted fraction of the query terms present in ``doc_terms`` (0..1)."""
-    total = sum(weights.values())
+def coverage(weights: dict[str, float], doc_terms: frozenset[str], total: float | None = None) -> float:
+    """The idf-weighted fraction of the query terms present in ``doc_terms`` (0..1); ``total``,
+    when given, is ``sum(weights.values())`` (computed once for many records)."""
+    if total is None:
+        total = sum(weights.values())
     if total <= 0.0:
         return 0.0
     return sum(w for t, w in weights.items() if t in doc_terms) / total
