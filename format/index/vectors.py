@@ -806,39 +806,52 @@ Q8_KERNELS = ("auto", "packed", "inner")
 
 def packed_rows(z: Any) -> tuple[tuple[int, int, Any], ...] | None:
     """``z``'s rows packed for ``q8_candidates`` (``pack_rows``), or None for ``inner``, as
-    ``MEM_Q8_KERNEL`` says (default auto).
-
-    Auto packs the rows, then times both products on them (best of 5, interleaved, a random
-    query) and keeps the packed rows when their product is the faster. On CPUs with int8
-    dot-product instructions (AVX-512 VNNI, AVX-VNNI) it is, by 10-50% (parts of 8,192 rows gain
-    less than whole matrices; bench/README.md); on AVX2 alone it was twice as slow (4.1-4.9
-    against 1.8-2.5 ms for 60k rows), so the choice is measured, not assumed. Either way the
-    products are the same exact integers.
-    """
+    ``MEM_Q8_KERNEL`` says (default auto: ``packed_faster``)."""
     how = os.environ.get("MEM_Q8_KERNEL", "auto").strip().lower() or "auto"
     if how not in Q8_KERNELS:
         raise InvalidInputError(f"MEM_Q8_KERNEL={how!r} is not one of {', '.join(Q8_KERNELS)}")
-    if how == "inner" or len(z) == 0:
+    if how == "inner" or len(z) == 0 or (how == "auto" and not packed_faster(z.shape[1])):
         return None
-    packed = pack_rows(z)
-    if how == "packed" or _packed_faster(z, packed):
-        return packed
-    return None
+    return pack_rows(z)
 
 
-def _packed_faster(z: Any, packed: tuple[tuple[int, int, Any], ...], rounds: int = 5) -> bool:
+_PACKED_FASTER: dict[int, bool] = {}
+
+
+def packed_faster(dim: int) -> bool:
+    """Whether numkong's packed int8 product beats its row-by-row product on this machine, for
+    rows of ``dim``: measured once per process and dimension, on 65,536 random rows in the parts
+    a search uses (best of 7 passes each, interleaved; about 80 ms), and kept.
+
+    On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI) packed is faster, by 10-50%
+    (parts of 8,192 rows gain less than whole matrices; bench/README.md); on AVX2 alone it was
+    twice as slow (4.1-4.9 against 1.8-2.5 ms for 60k rows), so the choice is measured, not
+    assumed. One measurement for all scopes: measured on each scope's own rows, the choice flipped
+    from run to run for the 30k-row scope of the bench store. Either way the products are the same
+    exact integers.
+    """
+    got = _PACKED_FASTER.get(dim)
+    if got is None:
+        got = _PACKED_FASTER[dim] = _measure_packed(dim)
+    return got
+
+
+def _measure_packed(dim: int, rows: int = 65_536, rounds: int = 7) -> bool:
     import time
 
     import numkong
     import numpy as np
 
-    n, dim = z.shape
-    w = np.random.default_rng(0).integers(-127, 128, size=dim, dtype=np.int8)
-    out = np.empty(n, dtype=np.float32)
+    rng = np.random.default_rng(0)
+    z = np.frombuffer(rng.bytes(rows * dim), dtype=np.int8).reshape(rows, dim)  # any int8 values do
+    w = rng.integers(-127, 128, size=dim, dtype=np.int8)
+    packed = pack_rows(z)
+    out = np.empty(rows, dtype=np.float32)
     best = [np.inf, np.inf]
     for _ in range(rounds):
         t = time.perf_counter()
-        numkong.inner(z, w, out=out)
+        for lo, hi, _p in packed:
+            numkong.inner(z[lo:hi], w, out=out[lo:hi])
         best[0] = min(best[0], time.perf_counter() - t)
         t = time.perf_counter()
         for _lo, _hi, part in packed:

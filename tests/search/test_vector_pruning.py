@@ -295,15 +295,18 @@ def test_long_lived_rows_are_packed_as_chosen(tmp_path: Path, pool: ThreadPoolEx
 
 
 def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    """auto keeps the packed rows when their product measured faster; a bad MEM_Q8_KERNEL is an
-    error naming the variable."""
+    """auto packs the rows when the packed product measured faster (once per dimension); a bad
+    MEM_Q8_KERNEL is an error naming the variable."""
     z = np.random.default_rng(1).integers(-127, 128, size=(300, 16), dtype=np.int8)
-    measure = vmod._packed_faster
+    measure = vmod._measure_packed
+    calls: list[int] = []
     monkeypatch.delenv("MEM_Q8_KERNEL", raising=False)
     for faster in (True, False):
-        monkeypatch.setattr(vmod, "_packed_faster", lambda z, packed, faster=faster: faster)
-        got = vmod.packed_rows(z)
-        assert (got is not None) == faster
+        monkeypatch.setattr(vmod, "_PACKED_FASTER", {})
+        monkeypatch.setattr(vmod, "_measure_packed", lambda dim, faster=faster: calls.append(dim) or faster)
+        assert (vmod.packed_rows(z) is not None) == faster
+        assert (vmod.packed_rows(z) is not None) == faster  # measured once
+    assert calls == [16, 16]
     monkeypatch.setenv("MEM_Q8_KERNEL", "inner")
     assert vmod.packed_rows(z) is None
     monkeypatch.setenv("MEM_Q8_KERNEL", "Packed")
@@ -313,7 +316,8 @@ def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM_Q8_KERNEL", "fast")
     with pytest.raises(InvalidInputError, match="MEM_Q8_KERNEL='fast'"):
         vmod.packed_rows(z)
-    assert isinstance(measure(z, vmod.pack_rows(z), rounds=1), bool)  # the real measurement runs
+    assert calls == [16, 16]
+    assert isinstance(measure(16, rows=700, rounds=1), bool)  # the real measurement runs
 
 
 def test_generation_built_before_q8_searches_with_the_plain_product(tmp_path: Path) -> None:
