@@ -180,6 +180,49 @@ def test_an_error_in_the_pool_share_is_raised(pool: ThreadPoolExecutor, monkeypa
         vmod.exact_tops([(mat, quant, 10), (mat, None, 10)], mat[0], pool)
 
 
+@settings(max_examples=80, deadline=None)
+@given(case=_cases())
+def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np.ndarray, np.ndarray, int]) -> None:
+    """The threshold found among a sample's best rows and the selection among a rough superset
+    give exactly the rows of the plain rule: T the want-th largest lower bound of all rows, then
+    every row whose float32 upper bound reaches T - 2 (b + margin)."""
+    mat, q, want = case
+    quant = quantize(mat)
+    assert quant is not None
+    qq = vmod._Query.of(q)
+    if qq is None or not 0 < want < len(mat):
+        return
+    plan = vmod._Exact(mat, q, want, quant, qq)
+    for part in plan.parts():
+        plan.fill(*part)
+    low = plan.out.copy()
+    t = float(np.partition(low, len(low) - want)[len(low) - want])
+    upper = low + (2.0 * qq.a) * quant.scale
+    ref = np.flatnonzero(upper >= t - 2.0 * (plan.b + plan.margin))
+    np.testing.assert_array_equal(plan.candidates(), ref)
+
+
+def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
+    """As above, on scopes big enough for the sampled threshold (many ties among the best rows)."""
+    rng = np.random.default_rng(8)
+    for n, want in ((20_000, 40), (9_000, 140), (2_560, 40)):
+        mat = _clustered(rng, n, 32, 5)
+        mat[rng.choice(n, 300, replace=False)] = mat[1]  # 300 copies of one row: ties at the top
+        quant = quantize(mat)
+        assert quant is not None
+        for q in (mat[1], _unit(rng.standard_normal(32)), mat[2] * 3.0):
+            qq = vmod._Query.of(q)
+            assert qq is not None
+            plan = vmod._Exact(mat, q, want, quant, qq)
+            for part in plan.parts():
+                plan.fill(*part)
+            low = plan.out.copy()
+            t = float(np.partition(low, n - want)[n - want])
+            ref = np.flatnonzero(low + (2.0 * qq.a) * quant.scale >= t - 2.0 * (plan.b + plan.margin))
+            np.testing.assert_array_equal(plan.candidates(), ref)
+            _assert_same_top(mat, q, want, exact_top(mat, q, want, quantized=quant))
+
+
 def test_pruning_rules_out_most_rows_of_clustered_data(pool: ThreadPoolExecutor, tmp_path: Path) -> None:
     """On data like the bench store's (rows near a subspace), few rows are computed in float32,
     with and without the pool (its halves: SPLIT_MIN_ROWS) and from memory maps."""
