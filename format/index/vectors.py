@@ -577,6 +577,8 @@ class _Exact:
         self.qq = qq
         self.b = self.margin = 0.0
         self.out: Any = None
+        self.raw: list[tuple[int, Any]] = []  # (first row, packed product) parts not yet in ``out``
+        self.bounded = False  # ``out`` holds the lower bounds (``bounds``)
         if self.quant is not None and qq is not None:
             norm, dim = self.quant.norm, self.quant.z.shape[1]
             # |d| in float64 and the rounding of c q: both far below the slack added
@@ -597,7 +599,6 @@ class _Exact:
         return [(lo, min(self.n, lo + step), None) for lo in range(0, self.n, step)]
 
     def fill(self, lo: int, hi: int, packed: Any) -> None:
-        import numpy as np
 
         part = self.out[lo:hi]
         if self.quant is None:
@@ -608,17 +609,33 @@ class _Exact:
         assert self.qq is not None
         if packed is None:
             numkong.inner(self.quant.z[lo:hi], self.qq.wi, out=part)
-        else:  # the same exact integers, from the packed rows (int32)
-            part[...] = np.asarray(numkong.dots_packed(self.qq.wi.reshape(1, -1), packed)).reshape(-1)
-        part -= self.qq.a
-        part *= self.quant.scale[lo:hi]
+        else:  # the same exact integers, from the packed rows (int32), copied in by ``bounds``
+            self.raw.append((lo, numkong.dots_packed(self.qq.wi.reshape(1, -1), packed)))
+
+    def bounds(self) -> Any:
+        """After every part is filled, with int8 rows: the lower bounds ``L_j = s_j (w.z_j - a)``
+        of all rows (the parts hold the integers ``w.z_j``: one thread's few whole-array steps
+        here, not several small ones per part on two threads contending for the GIL)."""
+        import numpy as np
+
+        assert self.quant is not None and self.qq is not None
+        low = self.out
+        if not self.bounded:
+            for lo, got in self.raw:
+                part = np.asarray(got).reshape(-1)
+                low[lo:lo + len(part)] = part
+            self.raw = []
+            low -= self.qq.a
+            low *= self.quant.scale
+            self.bounded = True
+        return low
 
     def candidates(self) -> Any:
         """After every part is filled, with int8 rows: the rows that may be in the top ``want``."""
         import numpy as np
 
         assert self.quant is not None and self.qq is not None
-        low, n, want = self.out, self.n, self.want
+        low, n, want = self.bounds(), self.n, self.want
         if n >= 64 * want:
             # T, the want-th largest L, among the rows at or above t0, the want-th largest of
             # every 16th row: t0 <= T (want rows of a subset reach it), so those rows hold every

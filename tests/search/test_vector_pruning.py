@@ -195,7 +195,7 @@ def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np
     plan = vmod._Exact(mat, q, want, quant, qq)
     for part in plan.parts():
         plan.fill(*part)
-    low = plan.out.copy()
+    low = plan.bounds().copy()
     t = float(np.partition(low, len(low) - want)[len(low) - want])
     upper = low + (2.0 * qq.a) * quant.scale
     ref = np.flatnonzero(upper >= t - 2.0 * (plan.b + plan.margin))
@@ -216,7 +216,7 @@ def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
             plan = vmod._Exact(mat, q, want, quant, qq)
             for part in plan.parts():
                 plan.fill(*part)
-            low = plan.out.copy()
+            low = plan.bounds().copy()
             t = float(np.partition(low, n - want)[n - want])
             ref = np.flatnonzero(low + (2.0 * qq.a) * quant.scale >= t - 2.0 * (plan.b + plan.margin))
             np.testing.assert_array_equal(plan.candidates(), ref)
