@@ -852,20 +852,37 @@ _PACKED_FASTER: dict[int, bool] = {}
 
 def packed_faster(dim: int) -> bool:
     """Whether numkong's packed int8 product beats its row-by-row product on this machine, for
-    rows of ``dim``: measured once per process and dimension, on 65,536 random rows in the parts
-    a search uses (best of 7 passes each, interleaved; about 80 ms), and kept.
+    rows of ``dim``; decided once per process and dimension, and kept.
 
-    On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI) packed is faster, by 10-50%
-    (parts of 8,192 rows gain less than whole matrices; bench/README.md); on AVX2 alone it was
-    twice as slow (4.1-4.9 against 1.8-2.5 ms for 60k rows), so the choice is measured, not
-    assumed. One measurement for all scopes: measured on each scope's own rows, the choice flipped
-    from run to run for the 30k-row scope of the bench store. Either way the products are the same
-    exact integers.
+    On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI: ``INT8_DOT_CAPABILITIES``)
+    it does, by 10-50% (parts of 8,192 rows gain less than whole matrices; bench/README.md). On
+    AVX2 alone it was twice as slow (4.1-4.9 against 1.8-2.5 ms for 60k rows). Elsewhere it is
+    measured: 65,536 random rows in the parts a search uses, best of 7 passes each, interleaved
+    (about 80 ms). A measurement is at the mercy of what else runs: a searcher loads its rows while
+    its other thread embeds the query, and on the VNNI machine measured choices went to the
+    row-by-row product in two of the day's fourteen bench runs (and for one scope in a third).
+    Either way the products are the same integers.
     """
     got = _PACKED_FASTER.get(dim)
     if got is None:
-        got = _PACKED_FASTER[dim] = _measure_packed(dim)
+        got = _PACKED_FASTER[dim] = _has_int8_dot() or _measure_packed(dim)
     return got
+
+
+#: numkong's names of x86 CPU generations with int8 dot-product instructions (AVX-512 VNNI or
+#: AVX-VNNI), where its packed product is the faster: no measurement needed there.
+INT8_DOT_CAPABILITIES = ("icelake", "alder", "sierra", "sapphire", "sapphireamx", "genoa", "turin",
+                         "graniteamx", "diamond")
+
+
+def _has_int8_dot() -> bool:
+    import numkong
+
+    try:
+        caps = numkong.get_capabilities()
+    except Exception:  # an older numkong: measure instead
+        return False
+    return any(bool(caps.get(name)) for name in INT8_DOT_CAPABILITIES)
 
 
 def _measure_packed(dim: int, rows: int = 65_536, rounds: int = 7) -> bool:

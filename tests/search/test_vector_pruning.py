@@ -344,12 +344,16 @@ def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     measure = vmod._measure_packed
     calls: list[int] = []
     monkeypatch.delenv("MEM_Q8_KERNEL", raising=False)
+    monkeypatch.setattr(vmod, "_has_int8_dot", lambda: False)  # a CPU not known to have them: measured
     for faster in (True, False):
         monkeypatch.setattr(vmod, "_PACKED_FASTER", {})
         monkeypatch.setattr(vmod, "_measure_packed", lambda dim, faster=faster: calls.append(dim) or faster)
         assert (vmod.packed_rows(z) is not None) == faster
         assert (vmod.packed_rows(z) is not None) == faster  # measured once
     assert calls == [16, 16]
+    monkeypatch.setattr(vmod, "_has_int8_dot", lambda: True)  # int8 dot-product instructions: packed, unmeasured
+    monkeypatch.setattr(vmod, "_PACKED_FASTER", {})
+    assert vmod.packed_rows(z) is not None and calls == [16, 16]
     monkeypatch.setenv("MEM_Q8_KERNEL", "inner")
     assert vmod.packed_rows(z) is None
     monkeypatch.setenv("MEM_Q8_KERNEL", "Packed")
@@ -361,6 +365,10 @@ def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
         vmod.packed_rows(z)
     assert calls == [16, 16]
     assert isinstance(measure(16, rows=700, rounds=1), bool)  # the real measurement runs
+    import numkong
+
+    caps = numkong.get_capabilities()
+    assert vmod._has_int8_dot() == any(caps.get(n) for n in vmod.INT8_DOT_CAPABILITIES)
 
 
 def test_generation_built_before_q8_searches_with_the_plain_product(tmp_path: Path) -> None:
