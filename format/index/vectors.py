@@ -518,12 +518,19 @@ class VectorQuery:
             for j, rid in enumerate(ids):
                 out.append(VecHit(scope, rid, entries[j][0], float(sims[j])))
         # hits only for the rows that can be among the best k of all scopes: those at least as
-        # similar as the k-th best row of all (ties kept; dead rows, at most ``want - k`` per
-        # scope, are dropped by _collect and may let lower rows in, so such scopes keep all)
+        # similar as the k-th best live row of all (ties kept). A scope's top ``want`` holds at
+        # least k live rows (``want`` counts its dead entries); its dead rows, dropped by
+        # _collect, do not count towards the floor
         parts = [np.asarray(got[1], dtype=np.float64) for got in found]
-        every = np.concatenate([*parts, np.array([h.similarity for h in out], dtype=np.float64)])
+        live = list(parts)
+        for i, ((scope, *_rest), (rows, _sim)) in enumerate(zip(self.exact, found, strict=True)):
+            dead = idx._dead.get(scope)
+            if dead:
+                main_rows = idx.main(scope).rows
+                live[i] = parts[i][[main_rows[j][0] not in dead for j in np.asarray(rows).tolist()]]
+        every = np.concatenate([*live, np.array([h.similarity for h in out], dtype=np.float64)])
         floor = -np.inf
-        if len(every) > k and not any(idx._dead.get(scope) for scope, *_r in self.exact):
+        if len(every) > k:
             floor = float(np.partition(every, len(every) - k)[len(every) - k])
         for (scope, *_rest), (rows, sim), part in zip(self.exact, found, parts, strict=True):
             keep = np.flatnonzero(part >= floor)

@@ -443,12 +443,12 @@ def test_invalid_q8_manifest_entry_is_index_unavailable(tmp_path: Path) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30), n_dead=st.integers(0, 5),
-       n_delta=st.integers(0, 5), dup=st.booleans())
+       n_ghost=st.integers(0, 12), n_delta=st.integers(0, 5), dup=st.booleans())
 def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPathFactory, seed: int, k: int,
-                                               n_dead: int, n_delta: int, dup: bool) -> None:
+                                               n_dead: int, n_ghost: int, n_delta: int, dup: bool) -> None:
     """VectorIndex.search over several scopes (hits made only for rows that can reach the best k
     of all) returns what sorting every live vector by (-similarity, id) returns: with dead rows,
-    delta rows, and ties (duplicated rows) at the cut."""
+    dead entries of ids without a main row, delta rows, and ties (duplicated rows) at the cut."""
     rng = np.random.default_rng(seed)
     tmp = tmp_path_factory.mktemp("merge")
     per_scope = {sc: [(f"{sc}-{i:04d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, n, 48, 5))]
@@ -460,7 +460,7 @@ def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPath
     vec = _build(tmp, "vectors-m", per_scope, quant_min_rows=100)
     live = {sc: {rid: (dg, row) for rid, dg, row in items} for sc, items in per_scope.items()}
     dead = [("ana", per_scope["ana"][i][0]) for i in rng.choice(300, n_dead, replace=False)]
-    vec.drop(dead)
+    vec.drop(dead + [("ana", f"ana-gone{i}") for i in range(n_ghost)])  # ghosts: ids of no main row
     for sc, rid in dead:
         del live[sc][rid]
     adds = [("bob", f"bob-new{i}", f"n{i}", _unit(rng.standard_normal(48)).astype(np.float32)) for i in range(n_delta)]
