@@ -9,6 +9,15 @@ import pytest
 from mem.format.index import attach
 from mem.format.store import Store
 
+#: Words and queries of the larger search fixtures (test_rank_from_state, test_scan_pipeline).
+WORDS = ("river", "tea", "coffee", "bridge", "dentist", "garden", "piano", "budget", "train", "museum")
+QUERIES = ("river tea", "coffee bridge dentist", "garden", "piano budget train museum", "Ana river")
+
+
+def words_of(i: int) -> str:
+    """Record i's words: a different subset of WORDS for each i."""
+    return " ".join(WORDS[j] for j in range(len(WORDS)) if (i >> (j % 6)) & 1 or j == i % len(WORDS))
+
 
 @pytest.fixture(autouse=True)
 def _hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:

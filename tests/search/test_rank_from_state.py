@@ -26,9 +26,7 @@ from mem.format.index.terms import presence, terms
 from mem.format.search import open_searcher
 from mem.format.store import RecordFilter, Store
 from mem.format.timeutil import UTC, epoch_ms, from_epoch_ms
-
-WORDS = ("river", "tea", "coffee", "bridge", "dentist", "garden", "piano", "budget", "train", "museum")
-QUERIES = ("river tea", "coffee bridge dentist", "garden", "piano budget train museum", "Ana river")
+from tests.search.conftest import QUERIES, WORDS, words_of
 
 
 @pytest.fixture
@@ -36,7 +34,7 @@ def big(store: Store) -> Iterator[Store]:
     """60 records in two scopes: kinds, statuses, tags, confidences and validity times vary."""
     attach(store)
     for i in range(60):
-        words = " ".join(WORDS[j] for j in range(len(WORDS)) if (i >> (j % 6)) & 1 or j == i % len(WORDS))
+        words = words_of(i)
         status = ("active", "candidate", "active", "rejected")[i % 4]
         kw: dict[str, Any] = {}
         if i % 5 == 0:

@@ -17,9 +17,7 @@ from mem.format.embed import load_embedder
 from mem.format.index import attach, compact
 from mem.format.search import Searcher, open_searcher
 from mem.format.store import Store
-
-WORDS = ("river", "tea", "coffee", "bridge", "dentist", "garden", "piano", "budget", "train", "museum")
-QUERIES = ("river tea", "coffee bridge dentist", "garden", "piano budget train museum", "Ana river")
+from tests.search.conftest import QUERIES, words_of
 
 
 @pytest.fixture
@@ -31,7 +29,7 @@ def big(store: Store) -> Iterator[Store]:
             with open_searcher(store) as s:
                 s.search("warm up", mode="vector")
             compact(store)
-        words = " ".join(WORDS[j] for j in range(len(WORDS)) if (i >> (j % 6)) & 1 or j == i % len(WORDS))
+        words = words_of(i)
         store.add(f"Note {i} about {words}", scope=("ana", "bob", "cy")[i % 3], kind=("fact", "event")[i % 2])
     yield store
 
