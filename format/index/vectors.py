@@ -9,6 +9,8 @@ see ``QUANT_MIN_ROWS``; the manifest's scope entry then has ``"q8": {"norm": N}`
 (SQLite: ``delta`` vectors added since the build, ``dead`` main rows no longer valid, ``meta``).
 
 Each scope has its own matrix and graph, so a search in one scope cannot see another's vectors.
+A search (``VectorIndex.prepare``, ``VectorQuery.run``) computes the exact top k of each scope in
+a ``Scan``: the scopes' products in parts that one or two threads take from one queue.
 Importing this module does not import numpy, numkong or usearch; their use is inside functions.
 """
 
@@ -1006,6 +1008,6 @@ def write_vectors_pointer(index_dir: Path, manifest: dict[str, Any]) -> None:
     write_pointer(index_dir, VECTORS_POINTER, manifest)
 
 
-__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized", "VecHit",
-           "VectorIndex", "build_vectors", "exact_top", "exact_tops", "q8_candidates",
-           "quantize"]
+__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "PIECE_ROWS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized",
+           "Scan", "VecHit", "VectorIndex", "VectorQuery", "build_vectors", "exact_top", "exact_tops",
+           "pack_rows", "packed_rows", "q8_candidates", "quantize", "run_scan"]
