@@ -89,6 +89,7 @@ def test_pipelined_scan_answers_as_one_thread(big: Store, shared: list[str], mon
 
     monkeypatch.setattr(vmod.VectorQuery, "run", watching)
     try:
+        piped.search("warm up", mode="vector")  # indexes opened, any missing vector backfilled
         for mode in ("hybrid", "vector"):
             want = _hits(alone, mode)
             shared.clear()
