@@ -510,7 +510,7 @@ class VectorQuery:
         idx, k = self.index, self.k
         out: list[VecHit] = []
         self.scan.start(q)
-        found = run_scan(self.scan, pool if self.scan.shared() else None, helper)
+        found = run_scan(self.scan, pool, helper)
         for scope, g, want in self.graphs:
             res = g.search(q, want, threads=1)
             idx._collect(out, scope, [(int(key), 1.0 - float(dist))
@@ -568,6 +568,15 @@ class _Query:
                    float(np.sqrt(d @ d)), float(np.sqrt(q64 @ q64)))
 
 
+def _rows(mat: Any, quant: Quantized | None) -> int:
+    return len(mat) if mat is not None else len(quant.z) if quant is not None else 0
+
+
+def _pruned(quant: Quantized | None, want: int, n: int) -> bool:
+    """Whether a job of ``want`` of ``n`` rows is computed from its int8 rows (``q8_candidates``)."""
+    return quant is not None and 0 < want < n
+
+
 class _Exact:
     """One job of ``exact_tops``: the exact top ``want`` rows of ``mat`` (None: only the int8
     candidates are wanted, ``q8_candidates``) by inner product with ``q``.
@@ -581,8 +590,8 @@ class _Exact:
         import numpy as np
 
         self.mat, self.q, self.want = mat, q, want
-        self.n = len(quant.z) if mat is None and quant is not None else len(mat)
-        self.quant = quant if quant is not None and qq is not None and 0 < want < self.n else None
+        self.n = _rows(mat, quant)
+        self.quant = quant if qq is not None and _pruned(quant, want, self.n) else None
         self.qq = qq
         self.b = self.margin = 0.0
         self.out: Any = None
@@ -608,7 +617,6 @@ class _Exact:
         return [(lo, min(self.n, lo + step), None) for lo in range(0, self.n, step)]
 
     def fill(self, lo: int, hi: int, packed: Any) -> None:
-
         part = self.out[lo:hi]
         if self.quant is None:
             part[...] = self.mat[lo:hi] @ self.q
@@ -671,6 +679,8 @@ class _Exact:
         n, want = self.n, self.want
         if self.quant is not None:
             cand = self.candidates()
+            if self.mat is None:  # only the candidates are wanted (``q8_candidates``)
+                return cand, None
             if len(cand) <= n * QUANT_MAX_FRACTION:
                 sims = np.asarray(self.mat[cand] @ self.q)
                 if len(cand) > want:
@@ -706,7 +716,7 @@ class Scan:
         self._left: dict[int, int] = {}
         self._done: dict[int, tuple[Any, Any]] = {}
         #: what the products cost, in int8 rows (a float32 row costs four)
-        self.cost = sum(len(mat) * (1 if qz is not None and 0 < want < len(mat) else int(mat.dtype.itemsize))
+        self.cost = sum(_rows(mat, qz) * (1 if _pruned(qz, want, _rows(mat, qz)) else int(mat.dtype.itemsize))
                         for mat, qz, want in self.jobs)
 
     def start(self, q: Any) -> None:
@@ -754,15 +764,17 @@ def exact_tops(jobs: Sequence[tuple[Any, Quantized | None, int]], q: Any,
     a third would only wait for its turn."""
     scan = Scan(jobs)
     scan.start(q)
-    return run_scan(scan, pool if scan.shared() else None)
+    return run_scan(scan, pool)
 
 
 def run_scan(scan: Scan, pool: Executor | None, helper: Any = None) -> list[tuple[Any, Any]]:
     """``scan.work()`` here and, unless ``helper`` (a future of a thread already working on it)
-    is given, on one ``pool`` thread; then its results (an error of the other thread is raised)."""
+    is given, on one ``pool`` thread when ``scan.shared()``; then its results (an error of the
+    other thread is raised)."""
     from concurrent.futures import wait
 
-    other = helper if helper is not None else (pool.submit(scan.work) if pool is not None else None)
+    other = helper if helper is not None else (
+        pool.submit(scan.work) if pool is not None and scan.shared() else None)
     try:
         scan.work()
     finally:
@@ -811,37 +823,20 @@ def q8_candidates(quant: Quantized, q: Any, want: int, pool: Executor | None = N
     """
     import numpy as np
 
-    qq = _Query.of(q)
-    if qq is None:
+    if _Query.of(q) is None:
         return None
-    plan = _Exact(None, q, want, quant, qq)
-    if plan.quant is None:  # want >= the rows: all of them
+    if not _pruned(quant, want, len(quant.z)):  # want >= the rows: all of them
         return np.arange(len(quant.z))
-    parts = plan.parts()
-
-    def fill(share: Sequence[tuple[int, int, Any]]) -> None:
-        for part in share:
-            plan.fill(*part)
-
-    if pool is not None and len(parts) > 1 and len(quant.z) >= SPLIT_MIN_ROWS:
-        from concurrent.futures import wait
-
-        later = pool.submit(fill, parts[len(parts) // 2:])
-        try:
-            fill(parts[:len(parts) // 2])
-        finally:
-            wait([later])
-        later.result()
-    else:
-        fill(parts)
-    return plan.candidates()
+    scan = Scan([(None, quant, want)])
+    scan.start(q)
+    return run_scan(scan, pool)[0][0]
 
 
 #: Which int8 product ``q8_candidates`` uses for rows held in memory (long-lived searchers):
 #: "packed" (numkong's ``dots_packed`` over the rows packed once, ``pack_rows``), "inner"
-#: (numkong's row-by-row ``inner``) or "auto" (the faster of the two on these rows, on this
-#: machine: ``packed_rows``). Environment: ``MEM_Q8_KERNEL``. Memory-mapped rows (one-shot
-#: searches) always use ``inner``: packing 100k rows takes about 30 ms, more than it saves.
+#: (numkong's row-by-row ``inner``) or "auto" (packed where it is the faster: ``packed_faster``).
+#: Environment: ``MEM_Q8_KERNEL``. Memory-mapped rows (one-shot searches) always use ``inner``:
+#: packing 100k rows takes about 30 ms, more than it saves.
 Q8_KERNELS = ("auto", "packed", "inner")
 
 
