@@ -430,7 +430,7 @@ class Searcher:
         if vec is not None and qjob is not None:
             prepared = vec.prepare(scope_list, fetch, use_graph=self.long_lived)
             if prepared.scan.shared():
-                handoff.post(prepared.scan)  # refused when embedded already: run below as any search
+                handoff.post(prepared.scan)  # not taken when embedded already: run below as any search
         weights: dict[str, float] | None = None
         if used == "hybrid" and self._fusion()[0] == "convex":
             from .index.lexical import TANTIVY_ERRORS, damaged
@@ -863,13 +863,12 @@ class _Handoff:
         self.posted = False
         self.value: tuple[Any, float] | None = None
 
-    def post(self, scan: Any) -> bool:
-        """Give the embedding thread ``scan`` to start; False when the vector is already there."""
+    def post(self, scan: Any) -> None:
+        """Give the embedding thread ``scan`` to start, unless the vector is already there
+        (``posted`` says which)."""
         with self._lock:
-            if self._taken:
-                return False
-            self._scan, self.posted = scan, True
-            return True
+            if not self._taken:
+                self._scan, self.posted = scan, True
 
     def deliver(self, value: tuple[Any, float] | None) -> Any:
         """The vector and when it was ready (None: the embedding failed); the scan posted, if any."""
