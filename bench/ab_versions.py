@@ -39,7 +39,10 @@ def export_old(ref: str, into: Path) -> None:
     archive = into / "old.tar"
     subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(archive), ref, "format"], check=True)
     with tarfile.open(archive) as tar:
-        tar.extractall(pkg, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4
+            tar.extractall(pkg, filter="data")
+        else:
+            tar.extractall(pkg)  # our own repository's archive
 
 
 def main() -> None:
