@@ -272,6 +272,7 @@ class VectorIndex:
         self._cache_version: int | None = None
         self._delta: dict[str, dict[str, tuple[str, Any]]] = {}
         self._dead: dict[str, set[str]] = {}
+        self._dead_counts: dict[str, int] = {}  # scope: dead entries with a main row (_dead_rows)
 
     @classmethod
     def open(cls, index_dir: Path) -> VectorIndex | None:
@@ -319,6 +320,7 @@ class VectorIndex:
         for scope, rid in self.db.execute("SELECT scope, id FROM dead"):
             dead.setdefault(scope, set()).add(rid)
         self._delta, self._dead, self._cache_version = delta, dead, ver
+        self._dead_counts = {}
 
     def _live(self, scope: str, rid: str) -> tuple[str, Any] | None:
         """(digest of the content it was computed from, vector) of the live vector of (scope,
@@ -331,6 +333,18 @@ class VectorIndex:
         m = self.main(scope)
         i = m.pos.get(rid)
         return None if i is None else (m.rows[i][1], m.matrix(self.space.dim)[i])
+
+    def _dead_rows(self, scope: str) -> int:
+        """How many of the scope's main rows are dead (its dead entries may also name ids with no
+        main row: ``drop`` does not look); the caller has run ``_refresh_cache``."""
+        dead = self._dead.get(scope)
+        if not dead:
+            return 0
+        got = self._dead_counts.get(scope)
+        if got is None:
+            pos = self.main(scope).pos
+            got = self._dead_counts[scope] = sum(1 for rid in dead if rid in pos)
+        return got
 
     def valid_digests(self, scope: str) -> dict[str, str]:
         self._refresh_cache()
@@ -441,11 +455,10 @@ class VectorIndex:
         deltas: list[tuple[str, list[str], Any]] = []
         for scope in scopes:
             m = self.main(scope)
-            dead = self._dead.get(scope, set())
             rows = m.rows
             if rows:
                 g = m.graph() if use_graph and len(rows) >= HNSW_MIN_ROWS else None
-                want = min(len(rows), k + len(dead))
+                want = min(len(rows), k + self._dead_rows(scope))
                 if g is not None:
                     g.expansion_search = max(expansion or HNSW_PARAMS["expansion_search"], want)
                     graphs.append((scope, g, want))

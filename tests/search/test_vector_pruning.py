@@ -448,7 +448,8 @@ def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPath
                                                n_dead: int, n_ghost: int, n_delta: int, dup: bool) -> None:
     """VectorIndex.search over several scopes (hits made only for rows that can reach the best k
     of all) returns what sorting every live vector by (-similarity, id) returns: with dead rows,
-    dead entries of ids without a main row, delta rows, and ties (duplicated rows) at the cut."""
+    dead entries of ids without a main row (which do not make a scope's top longer), delta rows,
+    and ties (duplicated rows) at the cut."""
     rng = np.random.default_rng(seed)
     tmp = tmp_path_factory.mktemp("merge")
     per_scope = {sc: [(f"{sc}-{i:04d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, n, 48, 5))]
@@ -469,6 +470,9 @@ def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPath
         live[sc][rid] = (dg, row)
     q = per_scope["ana"][0][2] if dup else _unit(rng.standard_normal(48)).astype(np.float32)
     scopes = ["ana", "bob", "cy"]
+    # each scope's exact top holds k + its dead main rows: the ghosts, naming no row, add nothing
+    wants = {sc: want for sc, _mat, _q8, want in vec.prepare(scopes, k).exact}
+    assert wants == {"ana": min(300, k + n_dead), "bob": min(120, k), "cy": min(40, k)}
     got = vec.search(q, scopes, k)
     want = sorted(((float(row @ q), rid) for sc in scopes for rid, (_dg, row) in live[sc].items()),
                   key=lambda t: (-t[0], t[1]))[:k]
