@@ -556,13 +556,15 @@ class VectorQuery:
 
 class _Query:
     """The query rounded to int8 for the bounds of ``q8_candidates`` (once per query, whatever the
-    scopes): ``w = round(c q)`` with ``c = 127 / max_i |q_i|``, ``a = 1/2 (1 + 1e-9) |w|_1``,
-    ``|d|_2`` and ``|q|_2`` (float64)."""
+    scopes): ``w = round(c q)`` with ``c = 127 / max_i |q_i|`` (``wi``, all the products need),
+    and, computed when first asked (``terms``: only the bounds need them), ``a = 1/2 (1 + 1e-9)
+    |w|_1``, ``|d|_2`` and ``|q|_2`` (float64)."""
 
-    __slots__ = ("a", "c", "dnorm", "qnorm", "wi")
+    __slots__ = ("_terms", "c", "q64", "w", "wi")
 
-    def __init__(self, c: float, wi: Any, a: float, dnorm: float, qnorm: float) -> None:
-        self.c, self.wi, self.a, self.dnorm, self.qnorm = c, wi, a, dnorm, qnorm
+    def __init__(self, c: float, q64: Any, w: Any) -> None:
+        self.c, self.q64, self.w, self.wi = c, q64, w, w.astype("int8")
+        self._terms: tuple[float, float, float] | None = None
 
     @classmethod
     def of(cls, q: Any) -> _Query | None:
@@ -570,15 +572,25 @@ class _Query:
         import numpy as np
 
         q64 = np.asarray(q, dtype=np.float64).reshape(-1)
-        top = float(np.max(np.abs(q64))) if len(q64) else 0.0
+        top = float(np.abs(q64).max()) if len(q64) else 0.0
         if not 0.0 < top < np.inf or not 127.0 / top < np.inf:
             return None
         c = 127.0 / top
-        qs = q64 * c
-        w = np.rint(qs)
-        d = qs - w
-        return cls(c, w.astype(np.int8), 0.5 * (1.0 + 1e-9) * float(np.abs(w).sum()),
-                   float(np.sqrt(d @ d)), float(np.sqrt(q64 @ q64)))
+        return cls(c, q64, np.rint(q64 * c))
+
+    def terms(self) -> tuple[float, float, float]:
+        """(a, |d|_2, |q|_2); any thread may ask, and the answer is always the same."""
+        import numpy as np
+
+        if self._terms is None:
+            d = self.q64 * self.c - self.w
+            self._terms = (0.5 * (1.0 + 1e-9) * float(np.abs(self.w).sum()), float(np.sqrt(d @ d)),
+                           float(np.sqrt(self.q64 @ self.q64)))
+        return self._terms
+
+    @property
+    def a(self) -> float:
+        return self.terms()[0]
 
 
 def _rows(mat: Any, quant: Quantized | None) -> int:
@@ -599,28 +611,43 @@ class _Exact:
     float32 products.
     """
 
-    def __init__(self, mat: Any, q: Any, want: int, quant: Quantized | None, qq: _Query | None) -> None:
+    def __init__(self, mat: Any, want: int, quant: Quantized | None, pruned: bool = True) -> None:
+        """Before the query is known (``set_query``); ``pruned``: whether the int8 rows may be
+        used (not for a zero or non-finite query)."""
         import numpy as np
 
-        self.mat, self.q, self.want = mat, q, want
+        self.mat, self.want = mat, want
         self.n = _rows(mat, quant)
-        self.quant = quant if qq is not None and _pruned(quant, want, self.n) else None
-        self.qq = qq
+        self.quant = quant if pruned and _pruned(quant, want, self.n) else None
+        self.q: Any = None
+        self.qq: _Query | None = None
         self.b = self.margin = 0.0
         self.out: Any = None
         self.raw: list[tuple[int, Any]] = []  # (first row, packed product) parts not yet in ``out``
         self.bounded = False  # ``out`` holds the lower bounds (``bounds``)
-        if self.quant is not None and qq is not None:
-            norm, dim = self.quant.norm, self.quant.z.shape[1]
-            # |d| in float64 and the rounding of c q: both far below the slack added
-            self.b = (qq.dnorm * (1.0 + 1e-9) + dim * 1e-14) * norm
-            eps = (qq.a * norm / 127.0 + self.b) / qq.c
-            self.margin = qq.c * ((2 * dim + 16) * 2.0 ** -24 * (qq.qnorm * norm + 3.0 * eps) + dim * 2.0 ** -140)
+        if self.quant is not None:
             # the int8 products are integers of at most 127^2 dim: exact in float32 up to dim 1040
+            dim = self.quant.z.shape[1]
             self.out = np.empty(self.n, dtype=np.float32 if 127 * 127 * dim < 2 ** 24 else np.float64)
-        elif mat is not None:
-            self.out = np.empty(self.n, dtype=np.result_type(mat.dtype, q.dtype))
         self.per_row = 1 if self.quant is not None or mat is None else int(mat.dtype.itemsize)
+
+    def set_query(self, q: Any, qq: _Query | None) -> None:
+        """The query (``qq``: rounded to int8, None only when ``pruned`` was false)."""
+        import numpy as np
+
+        self.q, self.qq = q, qq
+        if self.quant is None and self.mat is not None:
+            self.out = np.empty(self.n, dtype=np.result_type(self.mat.dtype, q.dtype))
+
+    def _slacks(self) -> None:
+        """``b`` and ``margin`` (``q8_candidates``), once the query is known."""
+        assert self.quant is not None and self.qq is not None
+        qq, norm, dim = self.qq, self.quant.norm, self.quant.z.shape[1]
+        a, dnorm, qnorm = qq.terms()
+        # |d| in float64 and the rounding of c q: both far below the slack added
+        self.b = (dnorm * (1.0 + 1e-9) + dim * 1e-14) * norm
+        eps = (a * norm / 127.0 + self.b) / qq.c
+        self.margin = qq.c * ((2 * dim + 16) * 2.0 ** -24 * (qnorm * norm + 3.0 * eps) + dim * 2.0 ** -140)
 
     def parts(self) -> Sequence[tuple[int, int, Any]]:
         """(first row, end row, packed rows or None): about ``PIECE_ROWS`` int8 rows' worth each."""
@@ -666,6 +693,7 @@ class _Exact:
 
         assert self.quant is not None and self.qq is not None
         low, n, want = self.bounds(), self.n, self.want
+        self._slacks()
         if n >= 64 * want:
             # T, the want-th largest L, among the rows at or above t0, the want-th largest of
             # every 16th row: t0 <= T (want rows of a subset reach it), so those rows hold every
@@ -724,33 +752,45 @@ class Scan:
 
         self.jobs = list(jobs)
         self._lock = threading.Lock()
-        self._plans: list[_Exact] | None = None
+        self._started = False
         self._queue: deque[tuple[_Exact, int, int, Any]] = deque()
         self._left: dict[int, int] = {}
         self._done: dict[int, tuple[Any, Any]] = {}
+        # the plans and their parts, ready before the query is known
+        self._plans = self._plan(pruned=True)
         #: what the products cost, in int8 rows (a float32 row costs four)
         self.cost = sum(_rows(mat, qz) * (1 if _pruned(qz, want, _rows(mat, qz)) else int(mat.dtype.itemsize))
                         for mat, qz, want in self.jobs)
 
+    def _plan(self, pruned: bool) -> list[_Exact]:
+        plans = [_Exact(mat, want, quantized, pruned) for mat, quantized, want in self.jobs]
+        self._queue.clear()
+        for plan in plans:
+            parts = plan.parts()
+            self._left[id(plan)] = len(parts)
+            self._queue.extend((plan, *part) for part in parts)
+        return plans
+
     def start(self, q: Any) -> None:
-        """Ready the parts for query ``q`` (the first call; later calls do nothing)."""
+        """Give the parts query ``q`` (the first call; later calls do nothing)."""
         with self._lock:
-            if self._plans is not None:
+            if self._started:
                 return
-            qq = _Query.of(q) if any(qz is not None for _m, qz, _w in self.jobs) else None
-            plans = [_Exact(mat, q, want, quantized, qq) for mat, quantized, want in self.jobs]
-            for plan in plans:
-                parts = plan.parts()
-                self._left[id(plan)] = len(parts)
-                self._queue.extend((plan, *part) for part in parts)
-            self._plans = plans
+            qq = _Query.of(q) if any(p.quant is not None for p in self._plans) else None
+            if qq is None and any(p.quant is not None for p in self._plans):
+                self._plans = self._plan(pruned=False)  # a zero or non-finite query: plain products
+            for plan in self._plans:
+                plan.set_query(q, qq)
+            self._started = True
 
     def shared(self) -> bool:
         """Whether two threads are worth it (``SPLIT_MIN_ROWS``)."""
         return self.cost >= SPLIT_MIN_ROWS
 
     def work(self) -> None:
-        """Fill parts until none is left, finishing each job whose last part this thread filled."""
+        """Fill parts until none is left, finishing each job whose last part this thread filled
+        (after ``start``)."""
+        assert self._started
         while True:
             try:
                 plan, lo, hi, packed = self._queue.popleft()
@@ -765,7 +805,7 @@ class Scan:
 
     def results(self) -> list[tuple[Any, Any]]:
         """Each job's (row indexes, products), in order, once every ``work`` has returned."""
-        assert self._plans is not None
+        assert self._started
         return [self._done[id(p)] if id(p) in self._done else p.finish() for p in self._plans]  # or no rows
 
 

@@ -192,14 +192,16 @@ def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np
     qq = vmod._Query.of(q)
     if qq is None or not 0 < want < len(mat):
         return
-    plan = vmod._Exact(mat, q, want, quant, qq)
+    plan = vmod._Exact(mat, want, quant)
+    plan.set_query(q, qq)
     for part in plan.parts():
         plan.fill(*part)
     low = plan.bounds().copy()
+    got = plan.candidates()
     t = float(np.partition(low, len(low) - want)[len(low) - want])
     upper = low + (2.0 * qq.a) * quant.scale
     ref = np.flatnonzero(upper >= t - 2.0 * (plan.b + plan.margin))
-    np.testing.assert_array_equal(plan.candidates(), ref)
+    np.testing.assert_array_equal(got, ref)
 
 
 def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
@@ -213,13 +215,15 @@ def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
         for q in (mat[1], _unit(rng.standard_normal(32)), mat[2] * 3.0):
             qq = vmod._Query.of(q)
             assert qq is not None
-            plan = vmod._Exact(mat, q, want, quant, qq)
+            plan = vmod._Exact(mat, want, quant)
+            plan.set_query(q, qq)
             for part in plan.parts():
                 plan.fill(*part)
             low = plan.bounds().copy()
+            got = plan.candidates()
             t = float(np.partition(low, n - want)[n - want])
             ref = np.flatnonzero(low + (2.0 * qq.a) * quant.scale >= t - 2.0 * (plan.b + plan.margin))
-            np.testing.assert_array_equal(plan.candidates(), ref)
+            np.testing.assert_array_equal(got, ref)
             _assert_same_top(mat, q, want, exact_top(mat, q, want, quantized=quant))
 
 
