@@ -207,6 +207,7 @@ class _ScopeMain:
         memory-mapped (one-shot use) or read into memory (long-lived)."""
         import numpy as np
 
+        q8_kernel()  # a bad MEM_Q8_KERNEL is an error for one-shot searches too (they never pack)
         if in_memory and self._q8 is not None and self._q8.packed is None and isinstance(self._q8.z, np.memmap):
             self._q8 = None
         if self._q8 is None:
@@ -893,12 +894,19 @@ def q8_candidates(quant: Quantized, q: Any, want: int, pool: Executor | None = N
 Q8_KERNELS = ("auto", "packed", "inner")
 
 
-def packed_rows(z: Any) -> tuple[tuple[int, int, Any], ...] | None:
-    """``z``'s rows packed for ``q8_candidates`` (``pack_rows``), or None for ``inner``, as
-    ``MEM_Q8_KERNEL`` says (default auto: ``packed_faster``)."""
+def q8_kernel() -> str:
+    """``MEM_Q8_KERNEL`` (one of ``Q8_KERNELS``; default auto), checked by every search that
+    uses int8 rows, memory-mapped or not, so a bad value is an error wherever it is set."""
     how = os.environ.get("MEM_Q8_KERNEL", "auto").strip().lower() or "auto"
     if how not in Q8_KERNELS:
         raise InvalidInputError(f"MEM_Q8_KERNEL={how!r} is not one of {', '.join(Q8_KERNELS)}")
+    return how
+
+
+def packed_rows(z: Any) -> tuple[tuple[int, int, Any], ...] | None:
+    """``z``'s rows packed for ``q8_candidates`` (``pack_rows``), or None for ``inner``, as
+    ``MEM_Q8_KERNEL`` says (default auto: ``packed_faster``)."""
+    how = q8_kernel()
     if how == "inner" or len(z) == 0 or (how == "auto" and not packed_faster(z.shape[1])):
         return None
     return pack_rows(z)
@@ -1058,4 +1066,4 @@ def write_vectors_pointer(index_dir: Path, manifest: dict[str, Any]) -> None:
 
 __all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "PIECE_ROWS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized",
            "Scan", "VecHit", "VectorIndex", "VectorQuery", "build_vectors", "exact_top", "exact_tops",
-           "pack_rows", "packed_rows", "q8_candidates", "quantize", "run_scan"]
+           "pack_rows", "packed_rows", "q8_candidates", "q8_kernel", "quantize", "run_scan"]

@@ -341,6 +341,23 @@ def test_long_lived_rows_are_packed_as_chosen(tmp_path: Path, pool: ThreadPoolEx
         np.testing.assert_allclose([h.similarity for h in a], _expected(per_scope, ["ana", "bob"], q, 40), atol=1e-6)
 
 
+def test_a_bad_q8_kernel_is_an_error_for_one_shot_searches_too(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """One-shot searches read the int8 rows memory-mapped and never pack them, yet a bad
+    MEM_Q8_KERNEL is the same error there as in a long-lived searcher, not silently ignored."""
+    rng = np.random.default_rng(15)
+    per_scope = _per_scope(rng, n=1200)
+    vec = _build(tmp_path, "vectors-k", per_scope, quant_min_rows=1000)
+    q = per_scope["ana"][0][2]
+    monkeypatch.setenv("MEM_Q8_KERNEL", "fast")
+    for long_lived in (False, True):
+        with pytest.raises(InvalidInputError, match="MEM_Q8_KERNEL='fast' is not one of auto, packed, inner"):
+            vec.search(q, ["ana"], 10, use_graph=long_lived)
+    monkeypatch.setenv("MEM_Q8_KERNEL", "inner")
+    assert vec.search(q, ["ana"], 3)[0].id == per_scope["ana"][0][0]
+    vec.close()
+
+
 def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     """auto packs the rows when the packed product measured faster (once per dimension); a bad
     MEM_Q8_KERNEL is an error naming the variable."""
