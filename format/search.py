@@ -139,7 +139,9 @@ class Searcher:
         self._pool: ThreadPoolExecutor | None = None
         self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
         # (scope, id) -> (digest, {query term: present}) read from tantivy (see _presence)
-        self._present: dict[tuple[str, str], tuple[str, dict[str, bool]]] = {}
+        #: (scope, id): (digest, the query terms looked up in its document, those it contains)
+        self._present: dict[tuple[str, str], tuple[str, frozenset[str], frozenset[str]]] = {}
+        self._fields: dict[tuple[str, str], tuple[Record, tuple[Any, ...]]] = {}  # _state_fields
         #: wall-clock figures of the last search (bench/run.py reports them): total_ms and, when
         #: the query was embedded, after_embedding_ms (from the moment its vector was ready)
         self.last_timings: dict[str, float] = {}
@@ -265,6 +267,18 @@ class Searcher:
         """The live record (scope, id) from its file, or None (gone, forgotten, unreadable)."""
         got = self._record_digest(scope, rid, tomb)
         return None if got is None else got[0]
+
+    def _state_fields(self, key: tuple[str, str], rec: Record) -> tuple[Any, ...]:
+        """What the lexical state would keep of ``rec`` (a ``DocMeta`` without the file's mtime
+        and size), computed once per record read (``_cache``)."""
+        from .index.lexical import DocFields, DocMeta
+
+        got = self._fields.get(key)
+        if got is None or got[0] is not rec:
+            if len(self._fields) > 50_000:
+                self._fields.clear()
+            got = self._fields[key] = (rec, DocMeta.of(DocFields.from_record(rec), 0, 0)[2:])
+        return got[1]
 
     def _record_digest(self, scope: str, rid: str,
                        tomb: dict[str, Any] | None = None) -> tuple[Record, str] | None:
@@ -554,7 +568,7 @@ class Searcher:
         ``inputs`` may hold some already); only the hits returned are read from their files, and
         each is checked against what ranked it.
         """
-        from .index.lexical import DocFields, DocMeta
+        from .index.lexical import DocMeta
 
         how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
         cands: dict[tuple[str, str], dict[str, Any]] = {}
@@ -646,7 +660,7 @@ class Searcher:
                         stale.append(key)
                     continue
                 rec = got[0]
-                if m is None or DocMeta.of(DocFields.from_record(rec), m.mtime_ns, m.size) != m:
+                if m is None or self._state_fields(key, rec) != m[2:]:
                     stale.append(key)  # the state did not describe the file (digest or a field): re-index
                     continue
             out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
@@ -722,11 +736,23 @@ class Searcher:
         meta = lex.meta_of(keys) if fetched and lex is not None else {}
         from_state: list[tuple[tuple[str, str], str]] = []
         fill: list[tuple[Any, int, int]] = []  # records whose state rows lack ranking fields
+        # ``_meta_matches`` inlined for the filters most searches have (no world time, no ids)
+        plain = flt.as_of is None and flt.ids is None
+        scopes, kinds, statuses = flt.scopes, flt.kinds, flt.effective_statuses()
+        tags = frozenset(flt.tags) if flt.tags else None
         for key in keys:
             scope, rid = key
             m = meta.get(key)
             if m is not None and self._forgotten(scope, rid, tomb):
                 views[key] = _GONE
+                continue
+            if m is not None and plain:
+                if ((scopes is not None and scope not in scopes) or m.status not in statuses
+                        or (kinds is not None and m.kind not in kinds) or (tags is not None and not tags.issubset(m.tags))):
+                    views[key] = _FILTERED
+                else:
+                    views[key] = (m.digest, None, m, None)
+                    from_state.append((key, m.digest))
                 continue
             if m is None:
                 got = self._record_digest(scope, rid, tomb)
@@ -793,8 +819,8 @@ class Searcher:
                 out[key] = wordset & got[1]
                 continue
             hit = self._present.get(key)
-            if hit is not None and hit[0] == digest and wordset <= hit[1].keys():
-                out[key] = frozenset(t for t in words if hit[1][t])
+            if hit is not None and hit[0] == digest and wordset <= hit[1]:
+                out[key] = wordset & hit[2]
                 continue
             ask.append(key)
         if ask:
@@ -811,9 +837,10 @@ class Searcher:
                     differ.add(key)
                     continue
                 prev = self._present.get(key)
-                known = dict(prev[1]) if prev is not None and prev[0] == dg else {}
-                known.update((t, t in terms_found) for t in words)
-                self._present[key] = (dg, known)
+                if prev is not None and prev[0] == dg:  # what is known of other terms stays
+                    self._present[key] = (dg, prev[1] | wordset, (prev[2] - wordset) | terms_found)
+                else:
+                    self._present[key] = (dg, wordset, terms_found)
                 out[key] = terms_found
         return out, differ
 
