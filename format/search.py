@@ -736,23 +736,11 @@ class Searcher:
         meta = lex.meta_of(keys) if fetched and lex is not None else {}
         from_state: list[tuple[tuple[str, str], str]] = []
         fill: list[tuple[Any, int, int]] = []  # records whose state rows lack ranking fields
-        # ``_meta_matches`` inlined for the filters most searches have (no world time, no ids)
-        plain = flt.as_of is None and flt.ids is None
-        scopes, kinds, statuses = flt.scopes, flt.kinds, flt.effective_statuses()
-        tags = frozenset(flt.tags) if flt.tags else None
         for key in keys:
             scope, rid = key
             m = meta.get(key)
             if m is not None and self._forgotten(scope, rid, tomb):
                 views[key] = _GONE
-                continue
-            if m is not None and plain:
-                if ((scopes is not None and scope not in scopes) or m.status not in statuses
-                        or (kinds is not None and m.kind not in kinds) or (tags is not None and not tags.issubset(m.tags))):
-                    views[key] = _FILTERED
-                else:
-                    views[key] = (m.digest, None, m, None)
-                    from_state.append((key, m.digest))
                 continue
             if m is None:
                 got = self._record_digest(scope, rid, tomb)
