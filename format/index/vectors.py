@@ -535,7 +535,7 @@ class VectorQuery:
                 out.append(VecHit(scope, rid, entries[j][0], float(sims[j])))
         # hits only for the rows that can be among the best k of all scopes: those at least as
         # similar as the k-th best live row of all (ties kept). A scope's top ``want`` holds at
-        # least k live rows (``want`` counts its dead entries); its dead rows, dropped by
+        # least k live rows (``want`` counts its dead main rows); its dead rows, dropped by
         # _collect, do not count towards the floor
         parts = [np.asarray(got[1], dtype=np.float64) for got in found]
         live = list(parts)

@@ -21,7 +21,14 @@ from hypothesis import strategies as st
 import mem.format.index.vectors as vmod
 from mem.format.embed import space_of
 from mem.format.errors import IndexUnavailableError, InvalidInputError
-from mem.format.index.vectors import VectorIndex, build_vectors, exact_top, q8_candidates, quantize
+from mem.format.index.vectors import (
+    Quantized,
+    VectorIndex,
+    build_vectors,
+    exact_top,
+    q8_candidates,
+    quantize,
+)
 
 
 @pytest.fixture(scope="module")
@@ -192,6 +199,14 @@ def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np
     qq = vmod._Query.of(q)
     if qq is None or not 0 < want < len(mat):
         return
+    got, ref = _candidates_and_plain_rule(mat, q, want, quant, qq)
+    np.testing.assert_array_equal(got, ref)
+
+
+def _candidates_and_plain_rule(mat: np.ndarray, q: np.ndarray, want: int, quant: Quantized,
+                               qq: vmod._Query) -> tuple[np.ndarray, np.ndarray]:
+    """A job's candidates, and the rows one pass over all its bounds selects: T the want-th
+    largest lower bound, then every row whose float32 upper bound reaches T - 2 (b + margin)."""
     plan = vmod._Exact(mat, want, quant)
     plan.set_query(q, qq)
     for part in plan.parts():
@@ -199,9 +214,7 @@ def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np
     low = plan.bounds().copy()
     got = plan.candidates()
     t = float(np.partition(low, len(low) - want)[len(low) - want])
-    upper = low + (2.0 * qq.a) * quant.scale
-    ref = np.flatnonzero(upper >= t - 2.0 * (plan.b + plan.margin))
-    np.testing.assert_array_equal(got, ref)
+    return got, np.flatnonzero(low + (2.0 * qq.a) * quant.scale >= t - 2.0 * (plan.b + plan.margin))
 
 
 def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
@@ -215,14 +228,7 @@ def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
         for q in (mat[1], _unit(rng.standard_normal(32)), mat[2] * 3.0):
             qq = vmod._Query.of(q)
             assert qq is not None
-            plan = vmod._Exact(mat, want, quant)
-            plan.set_query(q, qq)
-            for part in plan.parts():
-                plan.fill(*part)
-            low = plan.bounds().copy()
-            got = plan.candidates()
-            t = float(np.partition(low, n - want)[n - want])
-            ref = np.flatnonzero(low + (2.0 * qq.a) * quant.scale >= t - 2.0 * (plan.b + plan.margin))
+            got, ref = _candidates_and_plain_rule(mat, q, want, quant, qq)
             np.testing.assert_array_equal(got, ref)
             _assert_same_top(mat, q, want, exact_top(mat, q, want, quantized=quant))
 
