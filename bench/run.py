@@ -210,9 +210,9 @@ def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) 
 def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str, str]]) -> None:
     """The vector arm's exact top 40 over every scope: plain product vs pruned with the int8 rows
     (q8; their int8 product row by row, numkong ``inner``, or over packed rows, ``dots_packed``),
-    each on one thread and with a 2-thread pool (as ``VectorIndex.search`` runs them: the scopes at
-    once, or a lone big scope's halves), interleaved query by query; every result is compared with
-    the plain one-thread product's, and the rows computed in float32 are counted."""
+    each on one thread and with a 2-thread pool (as ``VectorIndex.search`` runs them: one ``Scan``,
+    all the scopes' parts shared by the two threads), interleaved query by query; every result is
+    compared with the plain one-thread product's, and the rows computed in float32 are counted."""
     import dataclasses
     from concurrent.futures import ThreadPoolExecutor
 
