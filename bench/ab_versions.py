@@ -137,7 +137,7 @@ def main() -> None:
     runs = []
     for first in ("old", "new"):
         out = subprocess.run([sys.executable, __file__, str(a.store), "--ref", a.ref, "--rounds", str(a.rounds),
-                              "--first", first, "--samples"], check=True, capture_output=True, text=True).stdout
+                              "--first", first, "--samples"], check=True, stdout=subprocess.PIPE, text=True).stdout
         runs.append((first, json.loads(out.strip().splitlines()[-1])))
     table(a.store, a.ref, runs)
 
