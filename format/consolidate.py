@@ -358,7 +358,7 @@ def _parse_fact(value: object, where: str, opts: Options) -> Fact:
         raise _schema(f'{where} lacks "content"')
     content = _text(value["content"], f"{where}.content", opts.min_fact_chars)
     kind = value.get("kind", "fact")
-    if not isinstance(kind, str) or not ids.KIND_RE.match(kind):
+    if not isinstance(kind, str) or not ids.is_kind(kind):
         raise _schema(f"{where}.kind is not a valid kind name (lower-case letters, digits, _)")
     if kind in opts.kinds:
         raise _schema(f"{where}.kind may not be an episode kind ({kind}): facts are not episodes")
@@ -368,7 +368,7 @@ def _parse_fact(value: object, where: str, opts: Options) -> Fact:
     if len(tags_raw) > MAX_TAGS:
         raise _schema(f"{where}.tags has more than {MAX_TAGS} tags")
     for j, t in enumerate(tags_raw):
-        if not isinstance(t, str) or not ids.TAG_RE.match(t):
+        if not isinstance(t, str) or not ids.is_tag(t):
             raise _schema(f"{where}.tags[{j}] is not a valid tag (1-64 characters, no spaces)")
     conf = value.get("confidence")
     if conf is not None and (
@@ -579,7 +579,7 @@ def load_watermark(store: Store) -> dict[tuple[str, str | None], Mark]:
         )
     out: dict[tuple[str, str | None], Mark] = {}
     for scope, convs in streams.items():
-        if not isinstance(convs, dict) or not ids.SCOPE_RE.match(str(scope)):
+        if not isinstance(convs, dict) or not ids.is_scope(str(scope)):
             raise StoreInvalidError(
                 f"consolidation watermark: bad entry for scope {scope!r}", path=path, hint=hint
             )

@@ -136,7 +136,7 @@ def _record_name(rel_parts: tuple[str, ...]) -> tuple[str, str] | None:
     if len(rel_parts) != 3 or rel_parts[0] != "records" or not rel_parts[2].endswith(".md"):
         return None
     scope, rid = rel_parts[1], rel_parts[2][:-3]
-    if not ids.SCOPE_RE.match(scope) or not ids.ID_RE.match(rid):
+    if not ids.is_scope(scope) or not ids.is_id(rid):
         return None
     return scope, rid
 

@@ -3,7 +3,7 @@
 A one-shot lexical search spends most of its time importing the core library (dataclasses,
 pathlib, tomllib, hashlib...; see bench/README.md). When the lexical index is fresh, nothing
 has to be written: the search is a tantivy query plus a re-check of every hit against its
-record file and the tombstones. This module does exactly that with ``os``, ``json``, tantivy and
+record file and the tombstones. This module does exactly that with ``os``, tantivy, :mod:`mem.format.jsonlite` and
 the pure text functions of :mod:`mem.format.recordtext`, and gives up (returns None) whenever
 it meets anything it cannot answer read-only or is not sure about:
 
@@ -27,19 +27,18 @@ included. Hybrid and vector searches always take the full path.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from . import ids, timeutil
 from .errors import InvalidInputError, MemError
+from .jsonlite import loads as _json_loads
 from .recordtext import (
-    _KEY_RE,
     _KNOWN_KEYS,
     MAX_FRONTMATTER_BYTES,
     MAX_RECORD_BYTES,
     REQUIRED_KEYS,
     STATUSES,
+    _is_key,
     _parse_fast,
     canonical_body,
     split_record_text,
@@ -80,13 +79,25 @@ STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected":
 
 #: What tantivy raises for a damaged or vanished index (it maps its errors to these).
 TANTIVY_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, RuntimeError)
-_WORD = re.compile(r"\w+", re.UNICODE)
 _OPERATORS = {"and", "or", "not", "to", "in"}
 
 
 def query_words(text: str) -> list[str]:
-    """The searchable words of a free-text query (operators and punctuation dropped)."""
-    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in _OPERATORS]
+    """The searchable words of a free-text query (operators and punctuation dropped): its runs
+    of word characters, as the pattern ``\\w+`` finds them (a letter, digit or number of any
+    script, or '_'), in code: ``import re`` costs a third of a lean ``mem search`` (ids.py)."""
+    words: list[str] = []
+    start = -1
+    for i, c in enumerate(text):
+        if c.isalnum() or c == "_":
+            if start < 0:
+                start = i
+        elif start >= 0:
+            words.append(text[start:i])
+            start = -1
+    if start >= 0:
+        words.append(text[start:])
+    return [w for w in (m.lower() for m in words) if w not in _OPERATORS]
 
 
 def run_query(
@@ -225,10 +236,10 @@ def record_fields(data: dict[str, Any], body: str, scope: str, rid: str) -> Lean
     written as a string are left to the full parser). The property test in
     tests/search/test_lexfast.py checks that every record accepted here parses to the same values.
     """
-    if not ids.ID_RE.match(rid) or not ids.SCOPE_RE.match(scope) or scope in (".", ".."):
+    if not ids.is_id(rid) or not ids.is_scope(scope) or scope in (".", ".."):
         return None
     for key, value in data.items():  # extension keys (validate_record's rule)
-        if key not in _KNOWN_KEYS and (key == "content" or not _KEY_RE.match(key) or not _finite(value)):
+        if key not in _KNOWN_KEYS and (key == "content" or not _is_key(key) or not _finite(value)):
             return None
     for key in REQUIRED_KEYS:
         if key not in data or data[key] in (None, ""):
@@ -236,7 +247,7 @@ def record_fields(data: dict[str, Any], body: str, scope: str, rid: str) -> Lean
     if data["id"] != rid or data["scope"] != scope or type(data["digest"]) is not str:
         return None
     kind, status = data["kind"], data["status"]
-    if type(kind) is not str or not ids.KIND_RE.match(kind) or type(status) is not str or status not in STATUSES:
+    if type(kind) is not str or not ids.is_kind(kind) or type(status) is not str or status not in STATUSES:
         return None
     conf = data.get("confidence", 1.0)
     if type(conf) not in (int, float) or not 0.0 <= conf <= 1.0:
@@ -244,23 +255,23 @@ def record_fields(data: dict[str, Any], body: str, scope: str, rid: str) -> Lean
     tags = data.get("tags")
     if tags is None:
         tags = ()
-    elif type(tags) is list and all(type(t) is str and ids.TAG_RE.match(t) for t in tags):
+    elif type(tags) is list and all(type(t) is str and ids.is_tag(t) for t in tags):
         tags = tuple(sorted(set(tags)))
     else:
         return None
     for key in ("supersedes", "derived_from"):
         links = data.get(key)
         if links is not None and not (
-            type(links) is list and all(type(x) is str and ids.ID_RE.match(x) and x != rid for x in links)
+            type(links) is list and all(type(x) is str and ids.is_id(x) and x != rid for x in links)
         ):
             return None
     by = data.get("superseded_by")
-    if by is not None and (type(by) is not str or not ids.ID_RE.match(by) or by == rid):
+    if by is not None and (type(by) is not str or not ids.is_id(by) or by == rid):
         return None
     src = data.get("source") or {}
     if type(src) is not dict or not _finite(src):
         return None
-    if not all(type(k) is str and _KEY_RE.match(k) for k in src):
+    if not all(type(k) is str and _is_key(k) for k in src):
         return None
     st = src.get("type")
     if st is not None and type(st) is not str:
@@ -309,7 +320,7 @@ def tombstoned_ids(data: bytes) -> set[str]:
         if not raw.strip():
             continue
         try:
-            v = json.loads(raw)
+            v = _json_loads(raw)
         except ValueError:
             continue
         if isinstance(v, dict) and v.get("type") != "lift" and "id" in v and "digest" in v:
@@ -327,7 +338,7 @@ def scan_scope(d: str) -> Iterator[tuple[str, os.stat_result]]:
     with it:
         for e in it:
             name = e.name
-            if not name.endswith(".md") or not ids.ID_RE.match(name[:-3]):
+            if not name.endswith(".md") or not ids.is_id(name[:-3]):
                 continue
             try:
                 if not e.is_file(follow_symlinks=False):
@@ -373,7 +384,7 @@ def find_root(store_path: str | None) -> str | None:
 def store_ok(root: str) -> bool:
     """Whether Store(root) opens without an error (declaration, configuration, records/, env)."""
     with open(os.path.join(root, DECLARATION_FILE), "rb") as f:
-        decl = json.loads(f.read().decode("utf-8"))
+        decl = _json_loads(f.read().decode("utf-8"))
     if not isinstance(decl, dict) or decl.get("format") != FORMAT_NAME:
         return False
     if type(decl.get("version")) is not int or decl["version"] != FORMAT_VERSION:
@@ -404,7 +415,7 @@ def store_scopes(records: str) -> list[str]:
     except FileNotFoundError:
         return []
     with entries:
-        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and ids.SCOPE_RE.match(e.name))
+        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name))
 
 
 def _dir_mtime(path: str) -> int:
@@ -423,7 +434,7 @@ def fresh_manifest(root: str, index_dir: str, scopes: list[str]) -> dict[str, An
     """
     try:
         with open(os.path.join(index_dir, LEXICAL_POINTER), "rb") as f:
-            m = json.loads(f.read().decode("utf-8"))
+            m = _json_loads(f.read().decode("utf-8"))
     except FileNotFoundError:
         return None
     if not isinstance(m, dict) or m.get("kind") != LEXICAL_KIND or not isinstance(m.get("generation"), str):
@@ -607,7 +618,7 @@ def _search(store_path: str | None, query: str, scopes: Sequence[str] | None, ki
             cands[(scope, rid)] = (score, digest)
         hits = []
         for (scope, rid), (score, digest) in cands.items():
-            if not ids.SCOPE_RE.match(scope) or scope in (".", "..") or not ids.ID_RE.match(rid):
+            if not ids.is_scope(scope) or scope in (".", "..") or not ids.is_id(rid):
                 return None
             t = tomb.get(scope)
             if t is None:

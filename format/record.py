@@ -24,7 +24,7 @@ from typing import Any
 
 from . import ids
 from .errors import RecordParseError, ValidationError
-from .recordtext import _KEY_RE, _PLAIN_RE, _YAML_WORDS, _NotFast
+from .recordtext import _YAML_WORDS, _is_key, _is_plain, _NotFast
 
 # re-exported: these names are part of mem.format.record's interface
 from .recordtext import KEY_ORDER as KEY_ORDER
@@ -210,13 +210,13 @@ def validate_record(r: Record) -> Record:
     if r.valid_from and r.valid_to and r.valid_to < r.valid_from:
         raise ValidationError("valid_to is earlier than valid_from")
     for k in r.source:
-        if not isinstance(k, str) or not _KEY_RE.match(k):
+        if not isinstance(k, str) or not _is_key(k):
             raise ValidationError(f"source key {k!r} is not a valid name")
     st = r.source.get("type")
     if st is not None and not isinstance(st, str):
         raise ValidationError("source.type must be a string")
     for k in r.extra:
-        if not isinstance(k, str) or not _KEY_RE.match(k) or k in KEY_ORDER or k == "content":
+        if not isinstance(k, str) or not _is_key(k) or k in KEY_ORDER or k == "content":
             raise ValidationError(f"frontmatter key {k!r} is not a valid extension key")
     body = canonical_body(r.content)
     conf_r = round(float(conf), 4)
@@ -255,9 +255,9 @@ def _scalar(value: Any) -> str:
     if isinstance(value, _dt.datetime):
         return format_time(value)
     if isinstance(value, str):
-        if _PLAIN_RE.match(value) and value.lower() not in _YAML_WORDS:
+        if _is_plain(value) and value.lower() not in _YAML_WORDS:
             return value
-        if ids.ID_RE.match(value) and not value.isdigit():
+        if ids.is_id(value) and not value.isdigit():
             return value
         return _json_text(value)
     if isinstance(value, (list, tuple, dict)):

@@ -406,7 +406,7 @@ class Store:
             return sorted(
                 e.name
                 for e in entries
-                if e.is_dir(follow_symlinks=False) and ids.SCOPE_RE.match(e.name)
+                if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name)
             )
 
     # -- reading ------------------------------------------------------------------------------
@@ -429,7 +429,7 @@ class Store:
                 )
             for name in names:
                 rid = name[:-3]
-                if ids.ID_RE.match(rid):
+                if ids.is_id(rid):
                     yield scope, rid, d / name
 
     def is_forgotten(self, scope: str, record_id: str) -> bool:

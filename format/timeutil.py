@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import datetime as _dt
-import re
 
 from .errors import ValidationError
 
 UTC = _dt.UTC
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
+
+
+def is_canonical_form(s: str) -> bool:
+    """``s`` has the canonical layout ``dddd-dd-ddTdd:dd:dd.dddZ`` (any decimal digits, as the
+    pattern ``\\d`` would match; the calendar is not checked). Code, not a regular expression:
+    ``import re`` costs a third of a lean ``mem search`` (see ids.py)."""
+    # the separators in place, then each replaced by a digit: a separator character found among
+    # the digits is replaced first, leaving one in place, and so fails isdecimal (the fastest form
+    # measured: a regular expression's match takes 0.7 us, this 1.0, slices joined 1.5)
+    return len(s) == 24 and s[4] == s[7] == "-" and s[10] == "T" and s[13] == s[16] == ":" \
+        and s[19] == "." and s[23] == "Z" \
+        and s[:23].replace("-", "0", 2).replace(":", "0", 2).replace("T", "0", 1).replace(".", "0", 1).isdecimal()
+
+
+def _is_date_form(s: str) -> bool:
+    """``s`` is ``dddd-dd-dd`` (decimal digits; the calendar is not checked)."""
+    return len(s) == 10 and s[4] == "-" and s[7] == "-" and (s[:4] + s[5:7] + s[8:]).isdecimal()
 
 
 def now() -> _dt.datetime:
@@ -52,7 +66,7 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
     A time without an offset is read as UTC (``naive_is_utc``) or refused. The result is
     timezone-aware and truncated to milliseconds.
     """
-    if isinstance(value, str) and len(value) == 24 and _CANONICAL.match(value):
+    if isinstance(value, str) and is_canonical_form(value):
         # the canonical form (the common case): already UTC and in milliseconds; the pattern
         # does not check the calendar (month 13, February 30): fromisoformat does
         try:
@@ -73,7 +87,7 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
             raise ValidationError(f"{what} {value!r} is not a valid epoch time") from exc
     elif isinstance(value, str):
         s = value.strip()
-        if _DATE_ONLY.match(s):
+        if _is_date_form(s):
             s += "T00:00:00+00:00"
         if s.endswith(("Z", "z")):
             s = s[:-1] + "+00:00"

@@ -478,7 +478,7 @@ class _Verifier:
             scope = entry.name[:-6] if entry.name.endswith(".jsonl") else None
             if (
                 scope is None
-                or not ids.SCOPE_RE.match(scope)
+                or not ids.is_scope(scope)
                 or not entry.is_file(follow_symlinks=False)
             ):
                 self.add("W502", p, "not a tombstones file (tombstones/<scope>.jsonl)")
@@ -529,7 +529,7 @@ class _Verifier:
             scope = entry.name
             if _skip_name(scope):
                 continue
-            if not entry.is_dir(follow_symlinks=False) or not ids.SCOPE_RE.match(scope):
+            if not entry.is_dir(follow_symlinks=False) or not ids.is_scope(scope):
                 what = "a symbolic link" if entry.is_symlink() else "not a scope folder"
                 self.add(
                     "W502",
@@ -842,8 +842,8 @@ _CANONICAL_FM = re.compile(
 _SOURCE_BLOCK = re.compile(r"(?:  [^\n]*?: [^\n]*\n)+")
 _SOURCE_LINE = re.compile(r"  ([^\n]*?): ([^\n]*)\n")
 _STATUSES = frozenset(STATUSES)
-_SCOPE_MATCH = ids.SCOPE_RE.match
-_KIND_MATCH = ids.KIND_RE.match
+_SCOPE_MATCH = ids.is_scope
+_KIND_MATCH = ids.is_kind
 _TIME_MATCH = _TIME_RE.match
 
 
@@ -1059,7 +1059,7 @@ _CHUNK_MAX = 4000  # record files per task of a worker
 _READ_LIMIT = MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES
 _FIRST_READ = 1 << 16
 _O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-_ID_MATCH = ids.ID_RE.match
+_ID_MATCH = ids.is_id
 #: ASCII characters that are not letters or digits: the edge characters ``normalize_for_match``
 #: strips (``[\s\W_]``), restricted to ASCII.
 _ASCII_EDGE = "".join(c for c in map(chr, range(128)) if not c.isalnum())

@@ -71,7 +71,7 @@ def read(path: Path, opts: ReadOptions) -> Iterator[Entry]:
             kind = KINDS.get(cat)
             tags: tuple[str, ...] = ()
             if kind is None:
-                kind = cat if ids.KIND_RE.match(cat) else "note"
+                kind = cat if ids.is_kind(cat) else "note"
             if cat == "context" or kind == "note":
                 t = tag_for(cat)
                 tags = (t,) if t else ()

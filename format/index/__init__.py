@@ -588,7 +588,7 @@ _Read = tuple[Any, ...] | str | None
 
 def _record_ids(d: str) -> list[str]:
     """The record ids of a scope folder, in order: the files Store.iter_paths lists."""
-    from ..ids import ID_RE
+    from ..ids import is_id
 
     try:
         it = os.scandir(d)
@@ -596,7 +596,7 @@ def _record_ids(d: str) -> list[str]:
         return []
     with it:
         names = sorted(e.name for e in it if e.name.endswith(".md") and e.is_file(follow_symlinks=False))
-    return [n[:-3] for n in names if ID_RE.match(n[:-3])]
+    return [n[:-3] for n in names if is_id(n[:-3])]
 
 
 def _read_file(path: str) -> tuple[bytes, int, int]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import IndexUnavailableError
-from ..ids import ID_RE, KIND_RE, SCOPE_RE
+from ..ids import is_id, is_kind, is_scope
 from ..lexfast import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported (one definition)
 from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
 from ..lexfast import query_words as query_words  # re-exported (one definition)
@@ -184,11 +184,11 @@ def fast_fields(raw: bytes) -> DocFields | None:
         vf, vt = _fast_ms(vf_raw), _fast_ms(vt_raw)
     except ValueError:
         return None
-    if rec_ms is None or vf is None or vt is None or status not in STATUSES or not ID_RE.match(rid):
+    if rec_ms is None or vf is None or vt is None or status not in STATUSES or not is_id(rid):
         return None
     if not isinstance(scope, str) or not (0.0 <= conf <= 1.0):
         return None
-    if not SCOPE_RE.match(scope) or not isinstance(kind, str) or not KIND_RE.match(kind):
+    if not is_scope(scope) or not isinstance(kind, str) or not is_kind(kind):
         return None  # quoted another way, a comment, a YAML form: the full parser decides
     digest = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
     return DocFields(rid, scope, kind, status, tags, digest, body, rec_ms, vf, vt, conf)

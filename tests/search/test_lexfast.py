@@ -195,7 +195,8 @@ def test_lean_path_imports_no_store_module(small: Path) -> None:
         "import sys\nfrom mem.cli.main import main\n"
         f"assert main(['--store', {str(small)!r}, 'search', 'budget', '--mode', 'lexical', '--json']) == 0\n"
         "heavy = {'mem.format.store', 'mem.format.record', 'mem.format.search', 'mem.format.index',\n"
-        "         'dataclasses', 'pathlib', 'typing', 'hashlib', 'tomllib', 'typer', 'rich'}\n"
+        "         'dataclasses', 'pathlib', 'typing', 'hashlib', 'tomllib', 'typer', 'rich',\n"
+        "         're', 'json', 'enum'}\n"
         "sys.stderr.write(repr(sorted(heavy & set(sys.modules))))\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

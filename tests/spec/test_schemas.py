@@ -252,7 +252,7 @@ def test_schema_grammar_is_the_code_grammar() -> None:
 _text = st.text(
     st.characters(codec="utf-8", blacklist_characters="\x00"), min_size=1, max_size=60
 ).filter(lambda s: s.strip() != "")
-_tag = st.from_regex(ids.TAG_RE, fullmatch=True)
+_tag = st.from_regex(ids.TAG_PATTERN[:-1] + r"\Z", fullmatch=True)
 _scope = st.from_regex(r"^[a-z0-9][a-z0-9_-]{0,20}$", fullmatch=True)
 _time = st.datetimes(min_value=dt.datetime(1971, 1, 1), max_value=dt.datetime(2200, 1, 1))
 
