@@ -222,10 +222,12 @@ class Searcher:
             from .embed import choose, load_embedder
 
             try:
+                quick = not self.long_lived  # one query or two: the model that answers one soonest
                 if isinstance(self._embedder_arg, str):
-                    self._embedder = load_embedder(self._embedder_arg, threads=choose(self.store.config).threads)
+                    self._embedder = load_embedder(self._embedder_arg, threads=choose(self.store.config).threads,
+                                                   quick_start=quick)
                 else:
-                    self._embedder = load_embedder(config=self.store.config)
+                    self._embedder = load_embedder(config=self.store.config, quick_start=quick)
             except EmbedderUnavailableError as exc:
                 self._embedder_error = exc
                 raise

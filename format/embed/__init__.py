@@ -139,15 +139,19 @@ def load_embedder(
     *,
     threads: int = 1,
     config: Config | None = None,
+    quick_start: bool = False,
 ) -> Embedder:
-    """Load an embedder (the configured one when ``provider`` is None). Never downloads."""
+    """Load an embedder (the configured one when ``provider`` is None). Never downloads.
+
+    ``quick_start``: the process will embed a query or two, not batches (a one-shot search):
+    load what answers those soonest (MiniLM: ``QUICK_CALLS``); the results are the same."""
     if provider is None:
         ch = choose(config)
         provider, threads = ch.provider, ch.threads
     if provider == "minilm":
         from .minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder(threads=threads)
+        return MiniLMEmbedder(threads=threads, quick_start=quick_start)
     if provider == "hashing":
         from .hashing import HashingEmbedder
 

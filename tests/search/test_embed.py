@@ -65,6 +65,40 @@ def test_minilm_loads_offline_and_ranks_paraphrases(no_network: None) -> None:
 
 
 @pytest.mark.model
+def test_minilm_quick_start_gives_the_same_vectors_then_the_optimized_session(no_network: None) -> None:
+    import numpy as np
+
+    from mem.format.embed.minilm import QUICK_CALLS, MiniLMEmbedder
+
+    full = MiniLMEmbedder()
+    texts = ["where does Ana live", "The padlock combination for the storage unit is 7-3-9-1.", "x"]
+    want = full.embed(texts)
+    quick = MiniLMEmbedder(quick_start=True)
+    first = quick._session
+    got = [quick.embed([t])[0] for t in texts[:QUICK_CALLS]]
+    assert quick._session is first  # the first QUICK_CALLS single texts: the quick session
+    assert np.allclose(np.stack(got), want[:QUICK_CALLS], atol=2e-5)
+    assert quick.embed([texts[-1]]).shape == (1, 384) and quick._session is not first  # then optimized
+    assert np.allclose(quick.embed(texts), want, atol=1e-6)
+    batch = MiniLMEmbedder(quick_start=True)
+    assert np.allclose(batch.embed(texts[:2]), want[:2], atol=1e-6)  # a batch: optimized at once
+    assert batch._session is not first and not batch._quick
+
+
+@pytest.mark.model
+def test_one_shot_searcher_starts_the_model_quickly_long_lived_does_not(store: Store) -> None:
+    from mem.format.search import Searcher
+
+    store.add("My daughter is allergic to peanuts.", scope="ana", kind="fact")
+    with Searcher(store, embedder="minilm", long_lived=False) as one, \
+            Searcher(store, embedder="minilm", long_lived=True) as kept:
+        hit_one = one.search("which kid cannot eat nuts", mode="vector").hits[0]
+        hit_kept = kept.search("which kid cannot eat nuts", mode="vector").hits[0]
+        assert one.embedder()._quick and not kept.embedder()._quick  # type: ignore[attr-defined]
+    assert hit_one.id == hit_kept.id and abs(hit_one.score - hit_kept.score) < 1e-4
+
+
+@pytest.mark.model
 def test_minilm_corrupt_or_missing_model_is_clear_error(tmp_path: Path, no_network: None) -> None:
     from mem.format.embed.minilm import MiniLMEmbedder, default_model_path
 
