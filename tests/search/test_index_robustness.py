@@ -8,6 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mem.format.index import build_if_absent, rebuild
 from mem.format.index import lexical as lexmod
@@ -262,3 +264,66 @@ def test_every_index_file_has_the_store_modes(store: Store, config: tuple[str, s
         os.umask(old)
     assert any(p.endswith(".pos") for p in seen) and any(p.endswith(".npy") for p in seen)
     assert any(p.endswith("state.db") for p in seen) and any(p.endswith("vectors.db") for p in seen)
+
+
+# -- the rows files: read by offset when written as build_vectors writes them ---------------------
+
+_ID = st.text(st.sampled_from("0123456789ABCDEFGHJKMNPQRSTVWXYZ"), min_size=26, max_size=26)
+_DIGEST = st.text(st.sampled_from("0123456789abcdef"), min_size=64, max_size=64).map(lambda h: "sha256:" + h)
+
+
+def _as_json(data: bytes) -> object:
+    got = json.loads(data.decode("utf-8"))
+    assert isinstance(got, list) and all(isinstance(r, list) and len(r) == 2 and all(isinstance(x, str) for x in r)
+                                         for r in got)
+    return [tuple(r) for r in got]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_ID, _DIGEST), max_size=40))
+def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> None:
+    from mem.format.index.vectors import FixedRows, read_rows
+
+    data = json.dumps([[i, d] for i, d in rows]).encode()  # as build_vectors writes them
+    got = read_rows(data)
+    assert isinstance(got, FixedRows) == bool(rows)
+    assert list(got) == rows and len(got) == len(rows) and [got[i] for i in range(len(rows))] == rows
+    if rows:
+        assert got.ids() == [i for i, _d in rows] and got[-1] == rows[-1]  # type: ignore[union-attr]
+        with pytest.raises(IndexError):
+            got[len(rows)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_ID, _DIGEST), min_size=1, max_size=6), st.data())
+def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[str, str]], data: st.DataObject) -> None:
+    """A byte changed (or cut out) anywhere: the fast reading gives what json gives, or the
+    file is refused as json would refuse it; never other rows."""
+    from mem.format.index.vectors import read_rows
+
+    raw = bytearray(json.dumps([[i, d] for i, d in rows]).encode())
+    at = data.draw(st.integers(0, len(raw) - 1))
+    if data.draw(st.booleans()):
+        raw[at] = data.draw(st.sampled_from([*b'"\\[],: \x00\x1f\x7fAz0', 0xC3, 0xA9]))
+    else:
+        del raw[at]
+    try:
+        want = _as_json(bytes(raw))
+    except (ValueError, TypeError, AssertionError, UnicodeDecodeError):
+        with pytest.raises((ValueError, TypeError)):
+            read_rows(bytes(raw))
+        return
+    assert list(read_rows(bytes(raw))) == want
+
+
+def test_a_rows_file_of_another_layout_is_parsed() -> None:
+    from mem.format.index.vectors import FixedRows, read_rows
+
+    pretty = json.dumps([["01JD3Z8Q4T6W0000000000000A", "sha256:" + "a" * 64]], indent=1).encode()
+    other_digest = json.dumps([["01JD3Z8Q4T6W0000000000000A", "md5:" + "a" * 32]]).encode()
+    for data in (pretty, other_digest):
+        got = read_rows(data)
+        assert not isinstance(got, FixedRows) and list(got) == [tuple(r) for r in json.loads(data)]
+    for bad in (b'{"a": 1}', b'[["x"]]', b'[[1, "x"]]', b'["ab"]'):
+        with pytest.raises((ValueError, TypeError)):
+            read_rows(bad)
