@@ -366,7 +366,7 @@ def _main_digest(vec: VectorIndex, key: tuple[str, str]) -> str | None:
     m = vec.main(key[0])
     if key[1] in vec._dead.get(key[0], set()):
         return None
-    i = m.pos.get(key[1])
+    i = m.find(key[1])
     return None if i is None else m.rows[i][1]
 
 

@@ -327,3 +327,33 @@ def test_a_rows_file_of_another_layout_is_parsed() -> None:
     for bad in (b'{"a": 1}', b'[["x"]]', b'[[1, "x"]]', b'["ab"]'):
         with pytest.raises((ValueError, TypeError)):
             read_rows(bad)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_ID, _DIGEST), min_size=1, max_size=30), st.booleans(), st.lists(_ID, max_size=5))
+def test_row_lookup_by_id_is_the_maps(rows: list[tuple[str, str]], in_order: bool, others: list[str]) -> None:
+    """A scope's lookup by id (binary search over sorted rows read by offset, then the id ->
+    row map) gives what the map gives: the last row of an id, None for an id without one."""
+    import tempfile
+
+    from mem.format.index import vectors
+
+    if in_order:
+        rows = sorted(rows)
+    want = {rid: i for i, (rid, _d) in enumerate(rows)}
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "s.rows").write_text(json.dumps([[i, d] for i, d in rows]), "utf-8")
+        m = vectors._ScopeMain(Path(tmp), "s")
+        asked = [rid for rid, _d in rows] + others + ["", "x" * 26, "é" * 13, rows[0][0].lower()]
+        assert [m.find(rid) for rid in asked] == [want.get(rid) for rid in asked]
+
+
+def test_row_lookup_builds_the_map_after_many_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mem.format.index import vectors
+
+    monkeypatch.setattr(vectors, "_FIND_BEFORE_POS", 3)
+    ids = [f"01JD3Z8Q4T6W00000000000{i:03d}" for i in range(5)]
+    (tmp_path / "s.rows").write_text(json.dumps([[i, "sha256:" + "a" * 64] for i in ids]), "utf-8")
+    m = vectors._ScopeMain(tmp_path, "s")
+    assert [m.find(i) for i in ids[:3]] == [0, 1, 2] and m._pos is None  # binary searches
+    assert m.find(ids[4]) == 4 and m._pos is not None and m.find("nope") is None  # then the map
