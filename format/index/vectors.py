@@ -249,6 +249,14 @@ class _ScopeMain:
                                             hint="run `mem rebuild --vectors`") from None
         return self._rows
 
+    def rows_in_memory(self) -> Sequence[tuple[str, str]]:
+        """``rows`` as a list of tuples, for a long-lived searcher: a row of a list is read in
+        0.05 us, one read by offset in about 0.8 (each search reads some 40-130 after its scan)."""
+        rows = self.rows
+        if isinstance(rows, FixedRows):
+            self._rows = rows = list(rows)
+        return rows
+
     def find(self, rid: str) -> int | None:
         """The row of ``rid``, or None. In rows read by offset, whose ids are sorted, the first
         ``_FIND_BEFORE_POS`` lookups are binary searches (a one-shot search makes a few dozen);
@@ -553,7 +561,7 @@ class VectorIndex:
         deltas: list[tuple[str, list[str], Any]] = []
         for scope in scopes:
             m = self.main(scope)
-            rows = m.rows
+            rows = m.rows if not use_graph else m.rows_in_memory()
             if rows:
                 g = m.graph() if use_graph and len(rows) >= HNSW_MIN_ROWS else None
                 want = min(len(rows), k + self._dead_rows(scope))
