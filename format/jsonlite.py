@@ -96,45 +96,34 @@ def _encode(o: Any, out: list[str], indent: int | None, level: int) -> None:
         out.append(int.__repr__(o))
     elif isinstance(o, float):
         out.append(_float(o))
-    elif isinstance(o, (list, tuple)):
+    elif isinstance(o, (list, tuple, dict)):
+        brackets = "{}" if isinstance(o, dict) else "[]"
         if not o:
-            out.append("[]")
+            out.append(brackets)
             return
         if level > 100:
             raise _Unsupported  # json says whether it is a cycle
         if indent is None:
-            sep, close = ", ", "]"
-            out.append("[")
+            sep, close = ", ", brackets[1]
+            out.append(brackets[0])
         else:
             pad = "\n" + " " * (indent * (level + 1))
-            sep, close = "," + pad, "\n" + " " * (indent * level) + "]"
-            out.append("[" + pad)
-        for i, v in enumerate(o):
-            if i:
-                out.append(sep)
-            _encode(v, out, indent, level + 1)
-        out.append(close)
-    elif isinstance(o, dict):
-        if not o:
-            out.append("{}")
-            return
-        if level > 100:
-            raise _Unsupported
-        if indent is None:
-            sep, close = ", ", "}"
-            out.append("{")
+            sep, close = "," + pad, "\n" + " " * (indent * level) + brackets[1]
+            out.append(brackets[0] + pad)
+        if isinstance(o, dict):
+            for i, (k, v) in enumerate(o.items()):
+                if type(k) is not str:
+                    raise _Unsupported  # json converts numbers, booleans and None to keys its way
+                if i:
+                    out.append(sep)
+                out.append(_encode_str(k))
+                out.append(": ")
+                _encode(v, out, indent, level + 1)
         else:
-            pad = "\n" + " " * (indent * (level + 1))
-            sep, close = "," + pad, "\n" + " " * (indent * level) + "}"
-            out.append("{" + pad)
-        for i, (k, v) in enumerate(o.items()):
-            if type(k) is not str:
-                raise _Unsupported  # json converts numbers, booleans and None to keys its way
-            if i:
-                out.append(sep)
-            out.append(_encode_str(k))
-            out.append(": ")
-            _encode(v, out, indent, level + 1)
+            for i, v in enumerate(o):
+                if i:
+                    out.append(sep)
+                _encode(v, out, indent, level + 1)
         out.append(close)
     else:
         raise _Unsupported
