@@ -610,6 +610,11 @@ class Searcher:
         inputs = {} if inputs is None else inputs
         self._inputs([key for key, *_r in ranking], views, inputs, mode, at, explain, weights, vec,
                      found_by_vector={key for key, arms, *_r in ranking if "vector" in arms})
+        floor = 0.0
+        if vec is not None:
+            from .embed import similarity_floor
+
+            floor = similarity_floor(vec.space)  # a cosine c weighs as (c - floor) / (1 - floor)
         filled: dict[tuple[str, str], float] = {}
         if mode == "hybrid" and how == "convex" and vec is not None and qvec is not None:
             # a lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
@@ -628,13 +633,17 @@ class Searcher:
                     cos = arms["vector"][1]
                 else:
                     cos_filled = filled.get(key)
-                    cos = 0.0 if cos_filled is None else cos_filled
+                    cos = floor if cos_filled is None else cos_filled  # no vector: unrelated
+                if floor:
+                    cos = (cos - floor) / (1.0 - floor)
                 assert cov is not None
                 base = w * cos + (1.0 - w) * cov * cov
             elif mode == "lexical":
                 base = arms["lexical"][1]
             else:
                 base = arms["vector"][1]
+                if floor:
+                    base = (base - floor) / (1.0 - floor)
             ex = None
             if explain:
                 ex = {"base": round(base, 6), "prior": round(p, 6), "prior_parts": parts}
@@ -644,6 +653,8 @@ class Searcher:
                     ex["vector"] = {"rank": arms["vector"][0], "cosine": round(arms["vector"][1], 4)}
                 elif cos_filled is not None:
                     ex["vector"] = {"rank": None, "cosine": round(cos_filled, 4)}
+                if floor and "vector" in ex:
+                    ex["vector"]["similarity_floor"] = floor
                 if cov is not None:
                     ex["coverage"] = round(cov, 4)
                 if how:
