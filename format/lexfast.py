@@ -569,6 +569,11 @@ def _search(store_path: str | None, query: str, scopes: Sequence[str] | None, ki
             known_at: _dt.datetime | None, k: int) -> LeanResult | None:
     if not query.strip() or not 1 <= k <= 1000:
         return None
+    if not query.isascii():
+        try:
+            query.encode("utf-8")
+        except UnicodeEncodeError:  # the full path words the error
+            return None
     scopes = None if scopes is None else [ids.check_scope(s) for s in scopes]
     kinds = None if kinds is None else [ids.check_kind(x) for x in kinds]
     tags = None if tags is None else [ids.check_tag(t) for t in tags]

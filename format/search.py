@@ -387,6 +387,13 @@ class Searcher:
             raise InvalidInputError(f"search mode {mode!r} is not one of {', '.join(MODES)}")
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty")
+        if not query.isascii():
+            try:
+                query.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: undecodable bytes on a command line
+                raise InvalidInputError(
+                    "the query is not valid text: it holds bytes that are not UTF-8 (check the terminal's "
+                    "or the calling program's encoding)") from None
         if not 1 <= int(k) <= MAX_K:
             raise InvalidInputError(f"k must be between 1 and {MAX_K}")
         scopes = None if scopes is None else [ids.check_scope(s) for s in scopes]

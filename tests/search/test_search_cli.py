@@ -73,6 +73,26 @@ def test_failed_search_is_nonzero_never_empty(cli_store: tuple[Path, dict[str, s
     assert r.returncode == 4 and r.stdout == ""
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "lexical"])
+def test_a_query_of_undecodable_bytes_is_exit_4_in_every_mode(cli_store: tuple[Path, dict[str, str]],
+                                                              mode: str) -> None:
+    """Bytes that are not UTF-8 on the command line (a terminal in another encoding) reach the
+    search as lone surrogates: a clear error, exit 4, no traceback (before: a TypeError from the
+    tokenizer in hybrid and vector mode)."""
+    import os
+    import subprocess
+
+    from tests.conftest import MEM_EXE
+
+    root, _ = cli_store
+    assert MEM_EXE is not None
+    p = subprocess.run([MEM_EXE, "--store", str(root), "search", b"caf\xe9", "--mode", mode],
+                       capture_output=True, env={**os.environ, **ENV}, timeout=120)
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode == 4 and p.stdout == b"", err
+    assert "not UTF-8" in err and "Traceback" not in err
+
+
 def test_batch_one_line_per_query(cli_store: tuple[Path, dict[str, str]]) -> None:
     root, ids = cli_store
     lines = [
