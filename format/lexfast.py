@@ -236,7 +236,7 @@ def record_fields(data: dict[str, Any], body: str, scope: str, rid: str) -> Lean
     written as a string are left to the full parser). The property test in
     tests/search/test_lexfast.py checks that every record accepted here parses to the same values.
     """
-    if not ids.is_id(rid) or not ids.is_scope(scope) or scope in (".", ".."):
+    if not ids.is_id(rid) or not ids.is_scope(scope):
         return None
     for key, value in data.items():  # extension keys (validate_record's rule)
         if key not in _KNOWN_KEYS and (key == "content" or not _is_key(key) or not _finite(value)):
@@ -623,7 +623,7 @@ def _search(store_path: str | None, query: str, scopes: Sequence[str] | None, ki
             cands[(scope, rid)] = (score, digest)
         hits = []
         for (scope, rid), (score, digest) in cands.items():
-            if not ids.is_scope(scope) or scope in (".", "..") or not ids.is_id(rid):
+            if not ids.is_scope(scope) or not ids.is_id(rid):
                 return None
             t = tomb.get(scope)
             if t is None:
