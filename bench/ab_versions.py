@@ -32,10 +32,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from quality import GENERIC_QUERIES
+
 ROOT = Path(__file__).resolve().parent.parent
-QUERIES = ["where does Ana live", "favourite food", "database migration schedule", "who practises chess",
-           "meeting on Friday", "switched editors", "team lead contact", "budget behind schedule",
-           "travel recommendation", "keep messages short"]
 
 
 def export_old(ref: str, into: Path) -> None:
@@ -67,13 +66,13 @@ def measure(store: Path, ref: str, rounds: int, first: str) -> Samples:
             store_mod = importlib.import_module(f"{pkg}.store")
             searchers[name] = search.open_searcher(store_mod.Store.open(store))
         for s in searchers.values():
-            for q in QUERIES:  # warm: model loaded, indexes read
+            for q in GENERIC_QUERIES:  # warm: model loaded, indexes read
                 s.search(q)
         res: Samples = {n: {"after": [], "total": [], "f_after": [], "f_total": []} for n in searchers}
         order = sorted(searchers)
         labelled_path = store / "quality.json"
         labelled = [q["query"] for q in json.loads(labelled_path.read_text())] if labelled_path.exists() else []
-        for phase, queries in (("", QUERIES * rounds), ("f_", labelled)):
+        for phase, queries in (("", GENERIC_QUERIES * rounds), ("f_", labelled)):
             for q in queries:
                 order.reverse()
                 for name in order:

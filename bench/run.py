@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from quality import GENERIC_QUERIES
+
 VENV_BIN = Path(sys.executable).parent
 MEM = str(VENV_BIN / "mem")
 WORDS = ["budget", "Lisbon", "ramen", "migration", "chess", "Kubernetes", "survey", "Friday"]
@@ -110,9 +112,7 @@ def main() -> None:
 
 def measure_vectors(s: Any, rows: list[tuple[str, str]], a: argparse.Namespace) -> None:
     root = s.store.root
-    queries = ["where does Ana live", "favourite food", "database migration schedule",
-               "who practises chess", "meeting on Friday", "switched editors", "team lead contact",
-               "budget behind schedule", "travel recommendation", "keep messages short"]
+    queries = GENERIC_QUERIES
     for q in queries:  # warm (and backfill, if any)
         s.search(q, mode="hybrid")
     emb = s.embedder()
