@@ -203,7 +203,8 @@ def load_embedder(
     """Load an embedder (the configured one when ``provider`` is None). Never downloads.
 
     ``quick_start``: the process will embed a query or two, not batches (a one-shot search):
-    load what answers those soonest (MiniLM: ``QUICK_CALLS``); the results are the same."""
+    load what answers those soonest (MiniLM: ``QUICK_CALLS``); the vectors are the same up to
+    float rounding."""
     if provider is None:
         ch = choose(config)
         provider, threads = ch.provider, ch.threads
