@@ -591,16 +591,17 @@ class VectorIndex:
                                         path=self.index_dir / VECTORS_POINTER, hint="run `mem rebuild --vectors`")
         return self.main(scope).quantized(self.space.dim, float(norm), in_memory=in_memory)
 
-    def _collect(self, out: list[VecHit], scope: str, found: Any) -> None:
-        """Append the live main rows of ``found`` ((row, similarity) pairs or exact_top's arrays)."""
-        if isinstance(found, tuple):
-            found = zip(found[0].tolist(), found[1].tolist(), strict=True)
-        rows = self.main(scope).rows
-        dead = self._dead.get(scope, set())
-        for i, sim in found:
-            rid, dg = rows[int(i)]
-            if rid not in dead:
-                out.append(VecHit(scope, rid, dg, float(sim)))
+    def _live_rows(self, out: list[tuple[float, str, str, str]], scope: str, rows: Any, sims: Any) -> None:
+        """Append (similarity, scope, id, digest) for the live main rows ``rows`` (indexes) of
+        ``scope``, with their similarities ``sims`` (sequences or arrays, in the same order)."""
+        main = self.main(scope).rows
+        dead = self._dead.get(scope)
+        if not isinstance(rows, list):
+            rows, sims = rows.tolist(), sims.tolist()  # numpy: Python ints and floats, the same values
+        for i, sim in zip(rows, sims, strict=True):
+            rid, dg = main[i]
+            if not dead or rid not in dead:
+                out.append((sim, scope, rid, dg))
 
     # -- stats ------------------------------------------------------------------------------
 
@@ -627,37 +628,24 @@ class VectorQuery:
 
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         idx, k = self.index, self.k
-        out: list[VecHit] = []
         self.scan.start(q)
         found = run_scan(self.scan, pool, helper)
+        # every candidate as (similarity, scope, id, digest): the graphs' and the deltas' rows, and
+        # each exact job's top ``want`` (which holds at least k live rows: ``want`` counts the
+        # scope's dead main rows); the best k live ones, ties broken by id. Plain tuples and one
+        # sort: 0.1 ms here, against 0.3 for a floor and hit objects built with numpy per scope
+        cands: list[tuple[float, str, str, str]] = []
         for scope, g, want in self.graphs:
             res = g.search(q, want, threads=1)
-            idx._collect(out, scope, [(int(key), 1.0 - float(dist))
-                                      for key, dist in zip(res.keys, res.distances, strict=False)])
+            pairs = list(zip(res.keys, res.distances, strict=False))
+            idx._live_rows(cands, scope, [int(key) for key, _d in pairs], [1.0 - float(d) for _k, d in pairs])
         for scope, ids, entries in self.deltas:
-            sims = np.stack([v for _dg, v in entries]) @ q
-            for j, rid in enumerate(ids):
-                out.append(VecHit(scope, rid, entries[j][0], float(sims[j])))
-        # hits only for the rows that can be among the best k of all scopes: those at least as
-        # similar as the k-th best live row of all (ties kept). A scope's top ``want`` holds at
-        # least k live rows (``want`` counts its dead main rows); its dead rows, dropped by
-        # _collect, do not count towards the floor
-        parts = [np.asarray(got[1], dtype=np.float64) for got in found]
-        live = list(parts)
-        for i, ((scope, *_rest), (rows, _sim)) in enumerate(zip(self.exact, found, strict=True)):
-            dead = idx._dead.get(scope)
-            if dead:
-                main_rows = idx.main(scope).rows
-                live[i] = parts[i][[main_rows[j][0] not in dead for j in np.asarray(rows).tolist()]]
-        every = np.concatenate([*live, np.array([h.similarity for h in out], dtype=np.float64)])
-        floor = -np.inf
-        if len(every) > k:
-            floor = float(np.partition(every, len(every) - k)[len(every) - k])
-        for (scope, *_rest), (rows, sim), part in zip(self.exact, found, parts, strict=True):
-            keep = np.flatnonzero(part >= floor)
-            idx._collect(out, scope, (np.asarray(rows)[keep], np.asarray(sim)[keep]))
-        out.sort(key=lambda h: (-h.similarity, h.id))
-        return out[:k]
+            sims = (np.stack([v for _dg, v in entries]) @ q).tolist()
+            cands.extend((sims[j], scope, rid, entries[j][0]) for j, rid in enumerate(ids))
+        for (scope, *_rest), (rows, sims) in zip(self.exact, found, strict=True):
+            idx._live_rows(cands, scope, np.asarray(rows), np.asarray(sims))
+        cands.sort(key=lambda c: (-c[0], c[2]))
+        return [VecHit(scope, rid, dg, sim) for sim, scope, rid, dg in cands[:k]]
 
 
 class _Query:
