@@ -83,9 +83,11 @@ _OPERATORS = {"and", "or", "not", "to", "in"}
 
 
 def query_words(text: str) -> list[str]:
-    """The searchable words of a free-text query (operators and punctuation dropped): its runs
-    of word characters, as the pattern ``\\w+`` finds them (a letter, digit or number of any
-    script, or '_'), in code: ``import re`` costs a third of a lean ``mem search`` (ids.py)."""
+    """The searchable words of a free-text query, lowercased: its runs of word characters, as the
+    pattern ``\\w+`` finds them (a letter, digit or number of any script, or '_'), in code:
+    ``import re`` costs a third of a lean ``mem search`` (ids.py). The words of ``_OPERATORS``
+    are dropped, unless the query has no other word: "not" or "IN" alone is searched as the word
+    it is (tantivy reads lowercase words as terms, never as operators)."""
     words: list[str] = []
     start = -1
     for i, c in enumerate(text):
@@ -97,7 +99,8 @@ def query_words(text: str) -> list[str]:
             start = -1
     if start >= 0:
         words.append(text[start:])
-    return [w for w in (m.lower() for m in words) if w not in _OPERATORS]
+    low = [m.lower() for m in words]
+    return [w for w in low if w not in _OPERATORS] or low
 
 
 def run_query(

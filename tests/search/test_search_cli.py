@@ -63,6 +63,22 @@ def test_no_results_is_exit_0_empty_list(cli_store: tuple[Path, dict[str, str]])
     assert r.returncode == 0 and r.json()["hits"] == []
 
 
+def test_operator_words_alone_are_searched_as_words(cli_store: tuple[Path, dict[str, str]]) -> None:
+    """and/or/not/to/in are dropped from a query with other words, but a query of them alone is
+    searched as those words (tantivy reads lowercase words as terms): never 'no searchable words'."""
+    root, ids = cli_store
+    r = run_mem("--store", str(root), "search", "IN", "--mode", "lexical", "--json", env=ENV)
+    assert r.returncode == 0, r.stderr
+    assert sorted(h["id"] for h in r.json()["hits"]) == sorted([ids["lisbon"], ids["porto"]])
+    r = run_mem("--store", str(root), "search", "in Lisbon", "--mode", "lexical", "--json", env=ENV)
+    assert r.returncode == 0 and [h["id"] for h in r.json()["hits"]] == [ids["lisbon"]]  # "in" dropped
+    r = run_mem("--store", str(root), "search", "not", "--mode", "lexical", "--json", env=ENV)
+    assert r.returncode == 0 and r.json()["hits"] == [], r.stderr  # a word no record holds
+    r = run_mem("--store", str(root), "search", "in", "--json", env=ENV)  # hybrid
+    assert r.returncode == 0, r.stderr
+    assert {ids["lisbon"], ids["porto"]} <= {h["id"] for h in r.json()["hits"]}
+
+
 def test_failed_search_is_nonzero_never_empty(cli_store: tuple[Path, dict[str, str]]) -> None:
     root, _ = cli_store
     r = run_mem("--store", str(root), "search", "?!", "--json", env=ENV)
