@@ -82,12 +82,25 @@ TANTIVY_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, RuntimeE
 _OPERATORS = {"and", "or", "not", "to", "in"}
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode normalization form C, as the lexical index holds it: the same word typed
+    composed ("é", U+00E9) or decomposed ("e" + U+0301, as text from macOS or some PDFs comes) is
+    one term. ASCII text is returned as it is, without importing unicodedata."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
 def query_words(text: str) -> list[str]:
     """The searchable words of a free-text query, lowercased: its runs of word characters, as the
     pattern ``\\w+`` finds them (a letter, digit or number of any script, or '_'), in code:
     ``import re`` costs a third of a lean ``mem search`` (ids.py). The words of ``_OPERATORS``
     are dropped, unless the query has no other word: "not" or "IN" alone is searched as the word
-    it is (tantivy reads lowercase words as terms, never as operators)."""
+    it is (tantivy reads lowercase words as terms, never as operators). The text is read in NFC
+    (``nfc``)."""
+    text = nfc(text)
     words: list[str] = []
     start = -1
     for i, c in enumerate(text):

@@ -24,8 +24,8 @@ from ..errors import IndexUnavailableError
 from ..ids import is_id, is_kind, is_scope
 from ..lexfast import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported (one definition)
 from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
+from ..lexfast import nfc, run_query
 from ..lexfast import query_words as query_words  # re-exported (one definition)
-from ..lexfast import run_query
 from ..record import STATUSES, Record, canonical_body
 from ..timeutil import epoch_ms, format_time, now
 from .common import (
@@ -206,7 +206,7 @@ def make_doc(rec: DocFields) -> Any:
         "status": rec.status,
         "tags": list(rec.tags),
         "digest": rec.digest,
-        "content": rec.content,
+        "content": nfc(rec.content),  # composed and decomposed accents index as one term
         "recorded_at": rec.recorded_ms,
         "valid_from": rec.valid_from_ms,
         "valid_to": rec.valid_to_ms,

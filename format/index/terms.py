@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..lexfast import nfc
 from .lexical import query_words
 
 _ANALYZER: Any = None
@@ -37,8 +38,8 @@ def analyzer() -> Any:
 
 
 def terms(text: str) -> frozenset[str]:
-    """The distinct indexed terms of ``text``."""
-    return frozenset(analyzer().analyze(text))
+    """The distinct indexed terms of ``text`` (read in NFC, as the index holds it)."""
+    return frozenset(analyzer().analyze(nfc(text)))
 
 
 def query_weights(searcher: Any, text: str, field: str = "content",

@@ -21,6 +21,7 @@ from mem.format.index.common import LEXICAL_POINTER
 from mem.format.record import dump_record
 from mem.format.search import open_searcher
 from mem.format.store import Store
+from tests.conftest import run_mem
 
 MODES = ("lexical", "vector", "hybrid")
 
@@ -301,3 +302,30 @@ def test_any_query_text_answers_or_says_why(sstore: Store, q: str) -> None:
     except InvalidInputError:
         return
     assert all(h.scope in ("ana", "bob") for h in res.hits)
+
+
+def test_composed_and_decomposed_accents_are_one_word(store: Store) -> None:
+    """The lexical index holds text in NFC: a word typed with a composed accent ("é", U+00E9)
+    finds a record written with a decomposed one ("e" + U+0301, as text from macOS or a PDF may
+    come) and the other way round, in the API, in the lean CLI path and in hybrid's query-term
+    coverage; an accent is still a difference ("cafe" is another word)."""
+    import unicodedata
+
+    from mem.format.index.terms import terms
+
+    nfd = unicodedata.normalize("NFD", "café Málaga")
+    assert nfd != "café Málaga" and len(nfd) == len("café Málaga") + 2
+    composed = store.add("We met at the café near the station", scope="ana")
+    decomposed = store.add(f"Flights to {unicodedata.normalize('NFD', 'Málaga')} are cheaper in May", scope="ana")
+    other = store.add("The cafe on the corner closes early", scope="ana")
+    s = open_searcher(store)
+    for query, want in (("café", composed.id), (unicodedata.normalize("NFD", "café"), composed.id),
+                        ("Málaga", decomposed.id), (unicodedata.normalize("NFD", "Málaga"), decomposed.id)):
+        assert ids_of(s.search(query, mode="lexical")) == [want], query
+        r = run_mem("--store", str(store.root), "search", query, "--mode", "lexical", "--json",
+                    env={"MEM_EMBEDDER": "hashing"})
+        assert r.returncode == 0 and [h["id"] for h in r.json()["hits"]] == [want], (query, r.stderr)
+        hit = next(h for h in s.search(query, mode="hybrid", explain=True, k=10).hits if h.id == want)
+        assert hit.explain["coverage"] == 1.0, query  # the query term found in the record
+    assert terms(nfd) == terms("café Málaga")
+    assert other.id not in ids_of(s.search("café", mode="lexical"))
