@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from quality import GENERIC_QUERIES
+from whole_lexical import floor_code
 
 VENV_BIN = Path(sys.executable).parent
 MEM = str(VENV_BIN / "mem")
@@ -68,13 +69,7 @@ def main() -> None:
 
     if not a.skip_whole:
         lexdir = json.loads((root / ".mem/index/lexical.json").read_text())["generation"]
-        floor_code = (
-            "import sys, tantivy\n"
-            f"ix = tantivy.Index.open({str(root / '.mem/index' / lexdir)!r})\n"
-            "q = ix.parse_query(sys.argv[1], ['content'])\n"
-            "print(len(ix.searcher().search(q, 10).hits))\n"
-        )
-        fl = whole([sys.executable, "-c", floor_code, "budget"], a.runs)
+        fl = whole([sys.executable, "-c", floor_code(root / ".mem/index" / lexdir), "budget"], a.runs)
         lx = whole([MEM, "search", "budget", "--mode", "lexical"], a.runs, env)
         gp = whole(["grep", "-ril", "budget", str(root / "records")], max(3, a.runs // 3))
         hy = whole([MEM, "search", "budget"], max(3, a.runs // 3), env)

@@ -17,6 +17,23 @@ import time
 from pathlib import Path
 
 
+def floor_code(gen_dir: Path) -> str:
+    """The floor's program: python, import tantivy, open the lexical index with its content
+    tokenizer registered (as any reader of the index must: lexfast.open_index, written out here
+    with tantivy's API so that the floor imports nothing of mem), parse and run one query."""
+    from mem.format.lexfast import CONTENT_PATTERN, CONTENT_TOKENIZER, MAX_TERM_BYTES
+
+    return (
+        "import sys, tantivy\n"
+        f"ix = tantivy.Index.open({str(gen_dir)!r})\n"
+        f"ix.register_tokenizer({CONTENT_TOKENIZER!r}, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex("
+        f"{CONTENT_PATTERN!r})).filter(tantivy.Filter.remove_long({MAX_TERM_BYTES}))"
+        ".filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.stemmer('english')).build())\n"
+        "q = ix.parse_query(sys.argv[1], ['content'])\n"
+        "print(len(ix.searcher().search(q, 10).hits))\n"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("store", type=Path)
@@ -25,12 +42,7 @@ def main() -> None:
     a = ap.parse_args()
     root = a.store.resolve()
     gen = json.loads((root / ".mem/index/lexical.json").read_text())["generation"]
-    floor = (
-        "import sys, tantivy\n"
-        f"ix = tantivy.Index.open({str(root / '.mem/index' / gen)!r})\n"
-        "q = ix.parse_query(sys.argv[1], ['content'])\n"
-        "print(len(ix.searcher().search(q, 10).hits))\n"
-    )
+    floor = floor_code(root / ".mem/index" / gen)
     mem = str(Path(sys.executable).parent / "mem")
     env = dict(os.environ, MEM_STORE=str(root))
     cmds = {

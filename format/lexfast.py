@@ -69,11 +69,63 @@ LOCK_TIMEOUT_ENV = "MEM_LOCK_TIMEOUT"
 LEXICAL_POINTER = "lexical.json"
 LEXICAL_KIND = "mem-lexical-index"
 POINTER_VERSION = 1
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the content field's own tokenizer (CONTENT_TOKENIZER); 1: tantivy's en_stem
 PENDING_FILE = "lexical.pending.jsonl"
 FULL_SCAN_MAX_DOCS = 2000
 DEFAULT_STATUSES = ("active", "candidate")
 STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected": 0.5}
+
+# -- the content field's words (shared with mem.format.index: one implementation) ---------------
+
+#: The tokenizer of the tantivy ``content`` field since SCHEMA_VERSION 2 (``content_analyzer``):
+#: tantivy keeps only its name in the index, so every Index object that reads or writes the field
+#: registers it first (``open_index``, ``lexical.build_lexical``).
+CONTENT_TOKENIZER = "mem_text"
+#: Chinese characters and Japanese kana: the code point ranges of the CJK ideograph blocks
+#: (unified, extensions A-H, compatibility), hiragana, katakana (with the phonetic extensions and
+#: the half-width forms) and the kana supplements.
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x3041, 0x309F), (0x30A1, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x1B000, 0x1B16F), (0x20000, 0x323AF),
+)
+_CJK = "".join(f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in CJK_RANGES)
+#: A word: one letter of ``CJK_RANGES`` (text in those scripts has no spaces between words; a
+#: character per term is what full-text engines do without a dictionary, e.g. Lucene's standard
+#: tokenizer), or a run of any other letters and digits, as tantivy's simple tokenizer
+#: (``char::is_alphanumeric``) splits the rest.
+CONTENT_PATTERN = rf"[[{_CJK}]&&[\p{{Alphabetic}}\p{{N}}]]|[[\p{{Alphabetic}}\p{{N}}]--[{_CJK}]]+"
+#: Words of this many bytes or more are not indexed (tantivy's en_stem drops 40, which lost
+#: 40-digit git commit ids and 64-digit sha256 digests).
+MAX_TERM_BYTES = 100
+
+_ANALYZER: Any = None
+
+
+def content_analyzer() -> Any:
+    """The tantivy TextAnalyzer of the content field: ``CONTENT_PATTERN`` words, those of
+    ``MAX_TERM_BYTES`` or more dropped, lower-cased, English stemmer (built once)."""
+    global _ANALYZER
+    if _ANALYZER is None:
+        import tantivy
+
+        _ANALYZER = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(CONTENT_PATTERN))
+            .filter(tantivy.Filter.remove_long(MAX_TERM_BYTES))
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stemmer("english"))
+            .build()
+        )
+    return _ANALYZER
+
+
+def open_index(path: str) -> Any:
+    """The tantivy index at ``path``, its content tokenizer registered."""
+    import tantivy
+
+    idx = tantivy.Index.open(path)
+    idx.register_tokenizer(CONTENT_TOKENIZER, content_analyzer())
+    return idx
+
 
 # -- the tantivy query (shared with mem.format.index.lexical: one implementation) ----------------
 
@@ -93,13 +145,36 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def _is_cjk(c: str) -> bool:
+    o = ord(c)
+    return o >= 0x3041 and any(a <= o <= b for a, b in CJK_RANGES)
+
+
+def _cjk_split(word: str) -> list[str]:
+    """``word`` cut before and after each of its letters of ``CJK_RANGES``."""
+    if word.isascii() or not any(_is_cjk(c) for c in word):
+        return [word]
+    out: list[str] = []
+    start = 0
+    for i, c in enumerate(word):
+        if _is_cjk(c):
+            if start < i:
+                out.append(word[start:i])
+            out.append(c)
+            start = i + 1
+    if start < len(word):
+        out.append(word[start:])
+    return out
+
+
 def query_words(text: str) -> list[str]:
     """The searchable words of a free-text query, lowercased: its runs of word characters, as the
     pattern ``\\w+`` finds them (a letter, digit or number of any script, or '_'), in code:
     ``import re`` costs a third of a lean ``mem search`` (ids.py). The words of ``_OPERATORS``
     are dropped, unless the query has no other word: "not" or "IN" alone is searched as the word
     it is (tantivy reads lowercase words as terms, never as operators). The text is read in NFC
-    (``nfc``)."""
+    (``nfc``), and each Chinese character or kana is a word of its own (``CJK_RANGES``): tantivy
+    would read a run of them, one word of the query, as a phrase of its characters."""
     text = nfc(text)
     words: list[str] = []
     start = -1
@@ -112,6 +187,8 @@ def query_words(text: str) -> list[str]:
             start = -1
     if start >= 0:
         words.append(text[start:])
+    if not text.isascii():  # each Chinese character or kana its own word, as the index has them
+        words = [part for w in words for part in _cjk_split(w)]
     low = [m.lower() for m in words]
     return [w for w in low if w not in _OPERATORS] or low
 
@@ -614,13 +691,11 @@ def _search(store_path: str | None, query: str, scopes: Sequence[str] | None, ki
     scope_list = scopes if scopes is not None else all_scopes
     gen_dir = os.path.join(index_dir, m["generation"])
 
-    import tantivy
-
     opened: list[Any] = []
 
     def index() -> Any:
         if not opened:
-            opened.append(tantivy.Index.open(gen_dir))
+            opened.append(open_index(gen_dir))
         return opened[0]
 
     def searcher() -> Any:

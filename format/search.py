@@ -180,14 +180,14 @@ class Searcher:
     def _lexical(self, warnings: list[str]) -> LexicalIndex:
         from .index import refresh
         from .index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
-        from .index.lexical import LexicalIndex
+        from .index.lexical import LexicalIndex, older_schema
 
         idx_dir = self.store.index_dir
         m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
-        if m is None:
-            refresh(self.store)  # builds it
+        if m is None or older_schema(m):
+            refresh(self.store)  # builds it (anew, when an older mem built it)
             m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
-            if m is None:
+            if m is None or older_schema(m):
                 raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
         if self._lex is None or self._lex.generation != m["generation"]:
             if self._lex is not None:

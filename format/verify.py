@@ -728,6 +728,10 @@ class _Verifier:
             if part.get("corrupt"):
                 corrupt = True
                 self.add("E401", idx_dir / fname, f"the {name} index is corrupt: {part['corrupt']}")
+        if not lex.get("present") and lex.get("generation") and not lex.get("corrupt"):
+            self.add("W401", idx_dir / "lexical.json",
+                     "the lexical index was built by an older mem (another schema): the next search "
+                     "or write rebuilds it")
         if lex.get("present") and not lex.get("corrupt"):
             try:
                 st = staleness(store, full=self.full).to_dict()

@@ -304,14 +304,19 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
 
 
 def build_if_absent(store: Store) -> bool:
-    """Build the lexical index when there is none; True when this call built it.
+    """Build the lexical index when there is none, or when it has an older schema than this
+    mem's (``lexical.older_schema``: derived data, rebuilt once after an upgrade); True when this
+    call built it.
 
     Serialized by the store's writer lock (the same lock every index write and swap takes), and
     the pointer is checked again once the lock is held: of several first searches started at
     once, one builds and the others find its index and use it (none deletes another's).
     """
+    from .lexical import older_schema
+
     with store.lock:
-        if read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND) is not None:
+        m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        if m is not None and not older_schema(m):
             return False  # built by another process while this one waited for the lock
         rebuild(store, lexical=True, vectors=False)
         return True
@@ -1077,7 +1082,10 @@ def index_stats(store: Store) -> IndexStats:
     lex = None
     try:
         lex = LexicalIndex.open(store.index_dir)
-        if lex is not None:
+        if lex is None:  # none, or one of an older schema (not present: the next refresh rebuilds it)
+            m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+            lexd["generation"] = None if m is None else m["generation"]
+        else:
             lexd.update(present=True, generation=lex.generation, bytes=tree_bytes(lex.path))
             ts = lex.stats()
             docs = lex.doc_count()

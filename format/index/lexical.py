@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import IndexUnavailableError
 from ..ids import is_id, is_kind, is_scope
+from ..lexfast import CONTENT_TOKENIZER, content_analyzer, nfc, open_index, run_query
 from ..lexfast import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported (one definition)
 from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
-from ..lexfast import nfc, run_query
 from ..lexfast import query_words as query_words  # re-exported (one definition)
 from ..record import STATUSES, Record, canonical_body
 from ..timeutil import epoch_ms, format_time, now
@@ -59,12 +59,21 @@ def build_schema() -> Any:
     sb.add_text_field("status", stored=False, tokenizer_name="raw")
     sb.add_text_field("tags", stored=False, tokenizer_name="raw")
     sb.add_text_field("digest", stored=True, tokenizer_name="raw")
-    sb.add_text_field("content", stored=False, tokenizer_name="en_stem", index_option="position")
+    sb.add_text_field("content", stored=False, tokenizer_name=CONTENT_TOKENIZER, index_option="position")
     sb.add_integer_field("recorded_at", stored=False, indexed=True, fast=True)
     sb.add_integer_field("valid_from", stored=False, indexed=True, fast=True)
     sb.add_integer_field("valid_to", stored=False, indexed=True, fast=True)
     sb.add_float_field("confidence", stored=False, fast=True)
     return sb.build()
+
+
+def older_schema(m: dict[str, Any]) -> bool:
+    """Whether the lexical manifest ``m`` names a generation of an older schema than this mem's:
+    derived data this mem cannot use as it is, rebuilt on the next refresh (``build_if_absent``)
+    instead of failing every search until ``mem rebuild``. A newer schema is an error (a newer mem
+    wrote it: never replaced behind its back)."""
+    got = m.get("schema")
+    return isinstance(got, int) and not isinstance(got, bool) and got < SCHEMA_VERSION
 
 
 class DocFields(NamedTuple):
@@ -364,6 +373,8 @@ class LexicalIndex:
         m = read_pointer(index_dir, LEXICAL_POINTER, LEXICAL_KIND)
         if m is None:
             return None
+        if older_schema(m):
+            return None  # built by an older mem: as if absent, refresh builds it anew
         if m.get("schema") != SCHEMA_VERSION:
             raise IndexUnavailableError(
                 f"the lexical index has schema {m.get('schema')!r}; this mem uses {SCHEMA_VERSION}",
@@ -378,10 +389,8 @@ class LexicalIndex:
     @property
     def index(self) -> Any:
         if self._index is None:
-            import tantivy
-
             try:
-                self._index = tantivy.Index.open(str(self.path))
+                self._index = open_index(str(self.path))
             except Exception as exc:  # tantivy raises ValueError/OSError variants
                 raise damaged(self.path, exc, "opened") from None
         return self._index
@@ -643,6 +652,7 @@ def build_lexical(
 
     dest.mkdir(mode=0o700)
     idx = tantivy.Index(build_schema(), path=str(dest))
+    idx.register_tokenizer(CONTENT_TOKENIZER, content_analyzer())
     writer = idx.writer(heap_size=WRITER_HEAP * max(1, threads), num_threads=max(1, threads))
     db = open_state(dest / "state.db", create=True)
     rows: list[tuple[Any, ...]] = []

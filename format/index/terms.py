@@ -1,8 +1,8 @@
 """Query-term evidence for hybrid fusion: how much of a query a record's text contains.
 
 ``coverage`` is the idf-weighted fraction of the query's terms found in a record, with terms
-produced exactly as the lexical index produces them (tantivy's ``en_stem`` chain: simple
-tokenizer, long tokens dropped, lower-cased, English stemmer) and idf as tantivy's BM25 computes
+produced exactly as the lexical index produces them (``lexfast.content_analyzer``: words,
+long ones dropped, lower-cased, English stemmer) and idf as tantivy's BM25 computes
 it. Unlike a BM25 score it does not shrink with the record's length and does not depend on the
 other hits of the query, so a long record that contains every query term scores 1.0 and a record
 that shares one common word with the query scores little (see bench/README.md, "Fusion").
@@ -15,26 +15,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..lexfast import nfc
+from ..lexfast import content_analyzer, nfc
 from .lexical import query_words
-
-_ANALYZER: Any = None
 
 
 def analyzer() -> Any:
-    """A tantivy TextAnalyzer equal to the ``en_stem`` tokenizer of the content field."""
-    global _ANALYZER
-    if _ANALYZER is None:
-        import tantivy
-
-        _ANALYZER = (
-            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40))
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build()
-        )
-    return _ANALYZER
+    """The tantivy TextAnalyzer of the content field (``lexfast.content_analyzer``)."""
+    return content_analyzer()
 
 
 def terms(text: str) -> frozenset[str]:

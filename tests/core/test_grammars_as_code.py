@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mem.format import ids, recordtext, timeutil, tomlplain
-from mem.format.lexfast import query_words
+from mem.format.lexfast import CJK_RANGES, query_words
 
 ANY = st.characters(codec="utf-8")
 
@@ -154,10 +154,12 @@ def test_toml_plain_line(s: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(strings("ab Z9_-.,'é٣\u00b2\u2003\tndotirNO"))
+@given(strings("ab Z9_-.,'é٣\u00b2\u2003\tndotirNO東京たｶ・ー\U00020000"))
 @examples("NOT", "in", "To aNd", "not x", "OR, and!", "x in y", "?!", "")
 def test_query_words_are_regex_words(s: str) -> None:
-    low = [m.lower() for m in re.findall(r"\w+", unicodedata.normalize("NFC", s))]
+    cjk = "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES)
+    words = [p for w in re.findall(r"\w+", unicodedata.normalize("NFC", s)) for p in re.findall(f"[{cjk}]|[^{cjk}]+", w)]
+    low = [m.lower() for m in words]  # each Chinese character or kana a word of its own
     want = [w for w in low if w not in {"and", "or", "not", "to", "in"}] or low  # operators alone: kept
     assert query_words(s) == want
 

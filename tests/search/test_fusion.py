@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from mem.format.index import rebuild
 from mem.format.index.lexical import LexicalIndex
-from mem.format.index.terms import coverage, query_weights, terms
+from mem.format.index.terms import analyzer, coverage, query_weights, terms
+from mem.format.lexfast import nfc, query_words
 from mem.format.search import open_searcher
 from mem.format.store import Store
 
@@ -19,7 +20,8 @@ TRICKY = [
     "Running runners ran quickly through the Lisbon café's courtyards",
     "PX-20931 and 192.168.7.254 are identifiers; don't split words like e-mail wrongly",
     "Ünïcödé Wörds, CAPITALS and camelCase tokens mixed with numbers 4471",
-    "a" * 45 + " is too long to be indexed but short words are",
+    "a" * 100 + " is too long to be indexed but short words are",
+    "我住在东京，東京タワーに行きました and the commit 3f9a0c1d2e4b5a6978877665544332211aabbcc0 shipped",
 ]
 
 
@@ -35,8 +37,27 @@ def test_terms_are_exactly_the_indexed_terms(store: Store) -> None:
         assert got
         for t in got:
             assert searcher.doc_freq("content", t) >= 1, (t, text)
-    assert "a" * 45 not in terms(TRICKY[3])  # tantivy drops tokens of 40+ bytes: so do we
+    assert "a" * 100 not in terms(TRICKY[3])  # words of 100 bytes or more are not indexed
+    # a Chinese character or a kana is a word; a 40-digit commit id is one (en_stem dropped it)
+    assert {"东", "京", "タ", "き", "3f9a0c1d2e4b5a6978877665544332211aabbcc0", "ship"} <= terms(TRICKY[4])
     assert "run" in terms(TRICKY[0]) and "Running" not in terms(TRICKY[0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from("ab Z9_-.,'éÉ東京たワｶﾀー・中文我\u3000\u0301\U00020000xyz"), max_size=40))
+def test_query_words_are_the_index_words(s: str) -> None:
+    """Each word of a query is at most one indexed term (a word that tokenized to several would be
+    read by tantivy as a phrase: a Chinese sentence would then match only itself), except words
+    joined by '_' (snake_case: a phrase of its parts, on purpose), and the query's words are the
+    terms the index makes of the same text (operators aside)."""
+    words = query_words(s)
+    for w in words:
+        assert "_" in w or len(analyzer().analyze(w)) <= 1, (s, w)
+    want = analyzer().analyze(nfc(s))
+    if len(words) != len(want):  # only and/or/not/to/in left out of a query with other words
+        assert [t for t in want if t not in {"and", "or", "not", "to", "in"}] == analyzer().analyze(" ".join(words))
+    else:
+        assert analyzer().analyze(" ".join(words)) == want
 
 
 def test_query_weights_are_bm25_idf(store: Store) -> None:

@@ -365,7 +365,7 @@ def test_damaged_index_is_never_trusted(fresh: Path) -> None:
     good = pointer.read_text()
     m = json.loads(good)
     for bad in ("{", json.dumps({**m, "generation": "lexical-gone"}), json.dumps({**m, "version": 7}),
-                json.dumps({**m, "schema": 2}), json.dumps({**m, "kind": "x"})):
+                json.dumps({**m, "schema": m["schema"] + 1}), json.dumps({**m, "kind": "x"})):
         pointer.write_text(bad)
         assert lean(fresh, "budget") is None
         assert same_as_typer(fresh, "budget", "--mode", "lexical").returncode == 9
@@ -381,6 +381,30 @@ def test_damaged_index_is_never_trusted(fresh: Path) -> None:
     assert lean(fresh, "budget") is None
     r = same_as_typer(fresh, "budget", "--mode", "lexical")
     assert r.returncode == 9 and "mem rebuild" in r.stderr
+
+
+def test_an_older_schema_is_rebuilt_by_the_next_search(fresh: Path) -> None:
+    """A lexical index an older mem built (schema 1: tantivy's en_stem tokenizer) is derived data
+    this mem cannot read as it is: the lean path leaves it to the full path, which rebuilds it once,
+    under the writer lock, and answers; a newer schema stays an error (test above)."""
+    idx = fresh / ".mem" / "index"
+    pointer = idx / "lexical.json"
+    m = json.loads(pointer.read_text())
+    assert m["schema"] == 2
+    pointer.write_text(json.dumps({**m, "schema": 1}))
+    assert lean(fresh, "budget") is None
+    v = run_mem("--store", str(fresh), "verify")
+    assert "[W401] .mem/index/lexical.json: the lexical index was built by an older mem" in v.stdout  # (the
+    assert "W404" not in v.stdout  # bench corpus has findings of its own: only the index's are checked)
+    r = run_mem("--store", str(fresh), "search", "budget", "--mode", "lexical", "--json")
+    assert r.returncode == 0 and r.json()["hits"], r.stderr
+    now = json.loads(pointer.read_text())
+    assert now["schema"] == 2 and now["generation"] != m["generation"]
+    assert not (idx / m["generation"]).exists()  # the old generation was swapped out
+    assert lean(fresh, "budget") is not None
+    same_as_typer(fresh, "budget", "--mode", "lexical")
+    v = run_mem("--store", str(fresh), "verify")
+    assert "W401" not in v.stdout and "W404" not in v.stdout
 
 
 def test_no_index_builds_it_through_the_full_path(fresh: Path) -> None:

@@ -329,3 +329,31 @@ def test_composed_and_decomposed_accents_are_one_word(store: Store) -> None:
         assert hit.explain["coverage"] == 1.0, query  # the query term found in the record
     assert terms(nfd) == terms("café Málaga")
     assert other.id not in ids_of(s.search("café", mode="lexical"))
+
+
+def test_cjk_words_and_long_identifiers_are_searchable(store: Store) -> None:
+    """Chinese and Japanese text has no spaces: each character is a term (else a whole sentence
+    was one term and no word in it could be found); words up to 99 bytes are indexed (en_stem's
+    limit of 40 lost full git commit ids and sha256 digests). Through the API and the CLI's lean
+    path; what must not match does not."""
+    sha = "3f9a0c1d2e4b5a6978877665544332211aabbcc0"
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    tokyo = store.add("我住在东京，每天坐地铁上班", scope="ana")
+    beijing = store.add("他下个月去北京出差", scope="ana")
+    tower = store.add("東京タワーに行きました", scope="ana")
+    commit = store.add(f"The fix shipped in commit {sha}", scope="ana")
+    blob = store.add(f"The model file's sha256 is {digest}", scope="ana")
+    store.add("The fix shipped in commit 3f9a0c1 of the other branch", scope="ana")
+    s = open_searcher(store)
+    # a query's characters are its words (any of them matches, the records with more rank first),
+    # as a natural-language question, one run of characters, would otherwise be one long phrase
+    for query, first, absent in (("东京", tokyo.id, None), ("他下个月去哪里出差", beijing.id, None),
+                                 ("タワー", tower.id, tokyo.id), (sha, commit.id, None), (digest, blob.id, commit.id)):
+        got = ids_of(s.search(query, mode="lexical"))
+        assert got and got[0] == first, query
+        assert absent is None or absent not in got, query
+        r = run_mem("--store", str(store.root), "search", query, "--mode", "lexical", "--json",
+                    env={"MEM_EMBEDDER": "hashing"})
+        assert r.returncode == 0 and [h["id"] for h in r.json()["hits"]] == got, (query, r.stderr)
+    assert ids_of(s.search(sha, mode="lexical")) == [commit.id]  # not the short id's record
+    assert set(ids_of(s.search("东京", mode="lexical"))) == {tokyo.id, beijing.id, tower.id}  # 京 in all
