@@ -28,7 +28,8 @@ def floor_code(gen_dir: Path) -> str:
         f"ix = tantivy.Index.open({str(gen_dir)!r})\n"
         f"ix.register_tokenizer({CONTENT_TOKENIZER!r}, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex("
         f"{CONTENT_PATTERN!r})).filter(tantivy.Filter.remove_long({MAX_TERM_BYTES}))"
-        ".filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.stemmer('english')).build())\n"
+        ".filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.ascii_fold())"
+        ".filter(tantivy.Filter.stemmer('english')).build())\n"
         "q = ix.parse_query(sys.argv[1], ['content'])\n"
         "print(len(ix.searcher().search(q, 10).hits))\n"
     )

@@ -103,7 +103,9 @@ _ANALYZER: Any = None
 
 def content_analyzer() -> Any:
     """The tantivy TextAnalyzer of the content field: ``CONTENT_PATTERN`` words, those of
-    ``MAX_TERM_BYTES`` or more dropped, lower-cased, English stemmer (built once)."""
+    ``MAX_TERM_BYTES`` or more dropped, lower-cased, accents folded to ASCII where Latin letters
+    have an ASCII form ("Zürich" is "zurich", "straße" "strasse": people type names without
+    their accents; MiniLM's own tokenizer strips them too), English stemmer (built once)."""
     global _ANALYZER
     if _ANALYZER is None:
         import tantivy
@@ -112,6 +114,7 @@ def content_analyzer() -> Any:
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(CONTENT_PATTERN))
             .filter(tantivy.Filter.remove_long(MAX_TERM_BYTES))
             .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.ascii_fold())
             .filter(tantivy.Filter.stemmer("english"))
             .build()
         )
