@@ -81,17 +81,18 @@ STATUS_PRIOR = {"active": 1.0, "candidate": 0.85, "superseded": 0.7, "rejected":
 #: tantivy keeps only its name in the index, so every Index object that reads or writes the field
 #: registers it first (``open_index``, ``lexical.build_lexical``).
 CONTENT_TOKENIZER = "mem_text"
-#: Chinese characters and Japanese kana: the code point ranges of the CJK ideograph blocks
-#: (unified, extensions A-H, compatibility), hiragana, katakana (with the phonetic extensions and
-#: the half-width forms) and the kana supplements.
+#: Chinese characters, Japanese kana and Korean syllables: the code point ranges of the CJK
+#: ideograph blocks (unified, extensions A-H, compatibility), hiragana, katakana (with the
+#: phonetic extensions and the half-width forms), the kana supplements and the Hangul syllables
+#: (Korean writes spaces, but particles join the word before them: "서울에서", "in Seoul").
 CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0x3041, 0x309F), (0x30A1, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
-    (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x1B000, 0x1B16F), (0x20000, 0x323AF),
+    (0xAC00, 0xD7A3), (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x1B000, 0x1B16F), (0x20000, 0x323AF),
 )
 _CJK = "".join(f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in CJK_RANGES)
-#: A word: one letter of ``CJK_RANGES`` (text in those scripts has no spaces between words; a
+#: A word: one letter of ``CJK_RANGES`` (Chinese and Japanese have no spaces between words; a
 #: character per term is what full-text engines do without a dictionary, e.g. Lucene's standard
-#: tokenizer), or a run of any other letters and digits, as tantivy's simple tokenizer
+#: tokenizer for ideographs), or a run of any other letters and digits, as tantivy's simple tokenizer
 #: (``char::is_alphanumeric``) splits the rest.
 CONTENT_PATTERN = rf"[[{_CJK}]&&[\p{{Alphabetic}}\p{{N}}]]|[[\p{{Alphabetic}}\p{{N}}]--[{_CJK}]]+"
 #: Words of this many bytes or more are not indexed (tantivy's en_stem drops 40, which lost
@@ -176,8 +177,8 @@ def query_words(text: str) -> list[str]:
     ``import re`` costs a third of a lean ``mem search`` (ids.py). The words of ``_OPERATORS``
     are dropped, unless the query has no other word: "not" or "IN" alone is searched as the word
     it is (tantivy reads lowercase words as terms, never as operators). The text is read in NFC
-    (``nfc``), and each Chinese character or kana is a word of its own (``CJK_RANGES``): tantivy
-    would read a run of them, one word of the query, as a phrase of its characters."""
+    (``nfc``), and each Chinese character, kana or Hangul syllable is a word of its own
+    (``CJK_RANGES``): tantivy would read a run of them, one word of the query, as a phrase."""
     text = nfc(text)
     words: list[str] = []
     start = -1
@@ -190,7 +191,7 @@ def query_words(text: str) -> list[str]:
             start = -1
     if start >= 0:
         words.append(text[start:])
-    if not text.isascii():  # each Chinese character or kana its own word, as the index has them
+    if not text.isascii():  # each letter of CJK_RANGES its own word, as the index has them
         words = [part for w in words for part in _cjk_split(w)]
     low = [m.lower() for m in words]
     return [w for w in low if w not in _OPERATORS] or low

@@ -335,8 +335,9 @@ def test_composed_and_decomposed_accents_are_one_word(store: Store) -> None:
 
 
 def test_cjk_words_and_long_identifiers_are_searchable(store: Store) -> None:
-    """Chinese and Japanese text has no spaces: each character is a term (else a whole sentence
-    was one term and no word in it could be found); words up to 99 bytes are indexed (en_stem's
+    """Chinese and Japanese text has no spaces, and Korean joins particles to nouns: each such
+    character is a term (else a whole sentence, or "서울에서", was one term and no word in it could
+    be found); words up to 99 bytes are indexed (en_stem's
     limit of 40 lost full git commit ids and sha256 digests). Through the API and the CLI's lean
     path; what must not match does not."""
     sha = "3f9a0c1d2e4b5a6978877665544332211aabbcc0"
@@ -344,6 +345,8 @@ def test_cjk_words_and_long_identifiers_are_searchable(store: Store) -> None:
     tokyo = store.add("我住在东京，每天坐地铁上班", scope="ana")
     beijing = store.add("他下个月去北京出差", scope="ana")
     tower = store.add("東京タワーに行きました", scope="ana")
+    seoul = store.add("내일 서울에서 만나요", scope="ana")  # "in Seoul": the particle joins the noun
+    busan = store.add("다음 주에 부산에 가요", scope="ana")
     commit = store.add(f"The fix shipped in commit {sha}", scope="ana")
     blob = store.add(f"The model file's sha256 is {digest}", scope="ana")
     store.add("The fix shipped in commit 3f9a0c1 of the other branch", scope="ana")
@@ -351,7 +354,8 @@ def test_cjk_words_and_long_identifiers_are_searchable(store: Store) -> None:
     # a query's characters are its words (any of them matches, the records with more rank first),
     # as a natural-language question, one run of characters, would otherwise be one long phrase
     for query, first, absent in (("东京", tokyo.id, None), ("他下个月去哪里出差", beijing.id, None),
-                                 ("タワー", tower.id, tokyo.id), (sha, commit.id, None), (digest, blob.id, commit.id)):
+                                 ("タワー", tower.id, tokyo.id), ("서울", seoul.id, busan.id),
+                                 (sha, commit.id, None), (digest, blob.id, commit.id)):
         got = ids_of(s.search(query, mode="lexical"))
         assert got and got[0] == first, query
         assert absent is None or absent not in got, query
