@@ -149,9 +149,12 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+_CJK_FIRST = CJK_RANGES[0][0]
+
+
 def _is_cjk(c: str) -> bool:
     o = ord(c)
-    return o >= 0x3041 and any(a <= o <= b for a, b in CJK_RANGES)
+    return o >= _CJK_FIRST and any(a <= o <= b for a, b in CJK_RANGES)
 
 
 def _cjk_split(word: str) -> list[str]:

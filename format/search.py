@@ -138,7 +138,6 @@ class Searcher:
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
         self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
-        # (scope, id) -> (digest, {query term: present}) read from tantivy (see _presence)
         #: (scope, id): (digest, the query terms looked up in its document, those it contains)
         self._present: dict[tuple[str, str], tuple[str, frozenset[str], frozenset[str]]] = {}
         self._fields: dict[tuple[str, str], tuple[Record, tuple[Any, ...]]] = {}  # _state_fields

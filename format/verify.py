@@ -731,7 +731,7 @@ class _Verifier:
         if not lex.get("present") and lex.get("generation") and not lex.get("corrupt"):
             self.add("W401", idx_dir / "lexical.json",
                      "the lexical index was built by an older mem (another schema): the next search "
-                     "or write rebuilds it")
+                     "rebuilds it, as do `mem compact` and `mem rebuild`")
         if lex.get("present") and not lex.get("corrupt"):
             try:
                 st = staleness(store, full=self.full).to_dict()
