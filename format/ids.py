@@ -60,8 +60,9 @@ def is_kind(value: object) -> TypeGuard[str]:
 def is_tag(value: object) -> TypeGuard[str]:
     """``value`` matches TAG_PATTERN: 1-64 characters, none a space, a comma, a quote, '#' or a
     bracket."""
-    return isinstance(value, str) and 0 < len(value) <= 64 and not any(
-        c in _TAG_BANNED or c.isspace() for c in value)
+    # split() cuts at exactly the characters isspace() names: one piece, the value, means none
+    return isinstance(value, str) and 0 < len(value) <= 64 and _TAG_BANNED.isdisjoint(value) \
+        and value.split() == [value]
 
 
 #: Kinds the format defines; any other name matching ``KIND_PATTERN`` is allowed as an extension.

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import ids
 from .errors import RecordParseError, ValidationError
+from .recordtext import _KNOWN_KEYS as _KEY_SET
 from .recordtext import _YAML_WORDS, _is_key, _is_plain, _NotFast
 
 # re-exported: these names are part of mem.format.record's interface
@@ -184,6 +185,14 @@ def make_record(
     return validate_record(r)
 
 
+def _is_canonical_body(text: str) -> bool:
+    """A sufficient test that ``canonical_body(text) == text``, without building a copy: no BOM,
+    no carriage return, no leading newline, and one newline after a character that is not
+    whitespace (what ``rstrip`` would keep)."""
+    return len(text) >= 2 and text[0] not in "\ufeff\n" and text[-1] == "\n" \
+        and not text[-2].isspace() and "\r" not in text
+
+
 def validate_record(r: Record) -> Record:
     """Check every field; return the record with canonical tag order and rounded confidence."""
     ids.check_id(r.id)
@@ -196,11 +205,11 @@ def validate_record(r: Record) -> Record:
         raise ValidationError(f"confidence {conf!r} is not a number")
     if not 0.0 <= float(conf) <= 1.0:
         raise ValidationError(f"confidence {conf!r} is outside 0..1")
-    if not r.content.strip():
+    if not r.content or r.content.isspace():  # what strip() would leave empty, without a copy
         raise ValidationError("content is empty: a record needs a body")
     if len(r.content) > MAX_RECORD_BYTES // 4 and len(r.content.encode("utf-8")) > MAX_RECORD_BYTES:
         raise ValidationError(f"content is larger than {MAX_RECORD_BYTES} bytes")
-    tags = tuple(sorted({ids.check_tag(t) for t in r.tags}))
+    tags = tuple(sorted({ids.check_tag(t) for t in r.tags})) if r.tags else ()
     for rel in (*r.supersedes, *r.derived_from):
         ids.check_id(rel, "linked id")
     if r.superseded_by is not None:
@@ -218,7 +227,7 @@ def validate_record(r: Record) -> Record:
     for k in r.extra:
         if not isinstance(k, str) or not _is_key(k) or k in KEY_ORDER or k == "content":
             raise ValidationError(f"frontmatter key {k!r} is not a valid extension key")
-    body = canonical_body(r.content)
+    body = r.content if _is_canonical_body(r.content) else canonical_body(r.content)
     conf_r = round(float(conf), 4)
     sup = tuple(dict.fromkeys(r.supersedes))
     der = tuple(dict.fromkeys(r.derived_from))
@@ -278,6 +287,8 @@ def _json_text(value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN_SCALARS:  # the common case, one test
+        return value
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -287,6 +298,10 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValidationError(f"{value!r} cannot be stored")
     return value
+
+
+#: Types ``_jsonable`` returns as they are (not their subclasses: a bool is an int).
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _key(k: str) -> str:
@@ -453,7 +468,7 @@ def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = N
     superseded_by = data.get("superseded_by")
     if superseded_by is not None and not isinstance(superseded_by, str):
         raise RecordParseError("superseded_by must be a record id", path=path)
-    extra = {k: v for k, v in data.items() if k not in KEY_ORDER}
+    extra = {} if data.keys() <= _KEY_SET else {k: v for k, v in data.items() if k not in _KEY_SET}
     recorded_at = _time("recorded_at")
     assert recorded_at is not None
     try:
@@ -465,15 +480,15 @@ def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = N
                 content=body,
                 status=str(status),
                 confidence=conf,
-                tags=_list("tags"),
-                valid_from=_time("valid_from"),
-                valid_to=_time("valid_to"),
+                tags=_list("tags") if "tags" in data else (),
+                valid_from=_time("valid_from") if "valid_from" in data else None,
+                valid_to=_time("valid_to") if "valid_to" in data else None,
                 recorded_at=recorded_at,
-                updated_at=_time("updated_at"),
-                superseded_at=_time("superseded_at"),
-                supersedes=_list("supersedes"),
+                updated_at=_time("updated_at") if "updated_at" in data else None,
+                superseded_at=_time("superseded_at") if "superseded_at" in data else None,
+                supersedes=_list("supersedes") if "supersedes" in data else (),
                 superseded_by=superseded_by,
-                derived_from=_list("derived_from"),
+                derived_from=_list("derived_from") if "derived_from" in data else (),
                 source={str(k): _jsonable(v) for k, v in src.items()},
                 extra={str(k): _jsonable(v) for k, v in extra.items()},
             )

@@ -112,7 +112,28 @@ class _NotFast(Exception):
     """The fast path cannot read this frontmatter; use the YAML fallback."""
 
 
+#: ``_fast_value``'s results for the short scalars records repeat (a scope, a kind, a status,
+#: ``1.0``, a source's type or writer): it is a pure function of the text, so an immutable result
+#: is kept, for texts shorter than an id, a time or a digest (those are unique), at most
+#: ``_VALUES_MAX`` of them.
+_VALUES: dict[str, Any] = {}
+_VALUES_MAX = 4096
+_MISSING = object()
+
+
 def _fast_value(raw: str) -> Any:
+    got = _VALUES.get(raw, _MISSING)
+    if got is not _MISSING:
+        return got
+    value = _read_value(raw)
+    if len(raw) < 24 and not isinstance(value, list | dict):
+        if len(_VALUES) >= _VALUES_MAX:
+            _VALUES.clear()
+        _VALUES[raw] = value
+    return value
+
+
+def _read_value(raw: str) -> Any:
     if raw == "":
         raise _NotFast
     c = raw[0]
@@ -158,13 +179,21 @@ def _parse_fast(fm: str) -> dict[str, Any]:
     data: dict[str, Any] = {}
     block: dict[str, Any] | None = None
     for line in fm.split("\n"):
+        key, sep, raw = line.partition(": ")
+        if sep and key in _KNOWN_KEYS:  # the common line, read as the last branch below would
+            if key in data:
+                raise _NotFast
+            block = None
+            data[key] = _fast_value(raw)
+            continue
         if not line:
             continue
         if line.startswith("  "):
             if block is None:
                 raise _NotFast
             key, sep, raw = line[2:].partition(": ")
-            key = _fast_key(key)
+            if key[:1] == '"':
+                key = _fast_key(key)
             if not sep or not _is_key(key) or key in block:
                 raise _NotFast
             block[key] = _fast_value(raw)
@@ -178,7 +207,8 @@ def _parse_fast(fm: str) -> dict[str, Any]:
             continue
         block = None
         key, sep, raw = line.partition(": ")
-        key = _fast_key(key)
+        if key[:1] == '"':
+            key = _fast_key(key)
         if not sep or key in data or (key not in _KNOWN_KEYS and not _is_key(key)):
             raise _NotFast
         data[key] = _fast_value(raw)

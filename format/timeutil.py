@@ -70,7 +70,7 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
         # the canonical form (the common case): already UTC and in milliseconds; the pattern
         # does not check the calendar (month 13, February 30): fromisoformat does
         try:
-            return _dt.datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
+            return _dt.datetime.fromisoformat(value)  # its 'Z' read as UTC (Python 3.11)
         except ValueError:
             raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)") from None
     if isinstance(value, _dt.datetime):

@@ -47,6 +47,8 @@ def test_character_classes_over_every_code_point() -> None:
         assert (word.match(c) is not None) == (c.isalnum() or c == "_"), hex(i)
         assert (space.match(c) is not None) == c.isspace(), hex(i)
         assert (digit.match(c) is not None) == c.isdecimal(), hex(i)
+        # is_tag's test for whitespace: split() cuts at exactly the characters isspace() names
+        assert (("a" + c + "b").split() == ["a" + c + "b"]) == (not c.isspace()), hex(i)
 
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZILOUabc"

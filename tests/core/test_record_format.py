@@ -95,6 +95,42 @@ def test_fast_parser_agrees_with_yaml(rec) -> None:  # type: ignore[no-untyped-d
     assert fast == slow
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=30) | st.sampled_from(["1.0", "0", "-3", "ana", "null", "~", "true", "True", "no", "[]",
+                                               '["a", "b"]', '"quoted"', "{}", "2024-01-01T00:00:00.000Z"]))
+def test_remembered_fast_values_are_what_the_reading_gives(raw: str) -> None:
+    """``_fast_value`` keeps the results of short texts: each call gives what ``_read_value``
+    gives (value and type), a refused text stays refused, and a list is never shared."""
+    from mem.format.recordtext import _fast_value, _NotFast, _read_value
+
+    try:
+        want = _read_value(raw)
+    except _NotFast:
+        for _ in range(2):
+            with pytest.raises(_NotFast):
+                _fast_value(raw)
+        return
+    for _ in range(2):
+        got = _fast_value(raw)
+        assert got == want and type(got) is type(want)
+    if isinstance(want, list | dict):
+        first = _fast_value(raw)
+        first.clear()
+        assert _fast_value(raw) == want
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="ab \t\n\r\ufeff\x1c\u2003", max_size=10))
+def test_canonical_body_shortcut_only_says_yes_to_canonical_bodies(text: str) -> None:
+    from mem.format.record import _is_canonical_body, canonical_body
+
+    if _is_canonical_body(text):
+        assert canonical_body(text) == text
+    out = canonical_body(text)
+    if out and not out.startswith("\ufeff"):  # what a record holds: the shortcut applies
+        assert _is_canonical_body(out)
+
+
 def test_non_canonical_record_still_loads() -> None:
     text = (
         "---\r\nid: 01JD3Z8Q4T6W0000000000000A\r\nscope: alice\r\nkind: fact\r\nstatus: active\r\n"
