@@ -506,3 +506,64 @@ def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPath
     np.testing.assert_allclose([h.similarity for h in got], [s for s, _r in want], atol=1e-6)
     assert all(h.id in live[h.scope] for h in got)
     vec.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30), n_scopes=st.integers(2, 40),
+       n_dead=st.integers(0, 6), n_delta=st.integers(0, 4), big=st.booleans(), dup=st.booleans())
+def test_many_small_scopes_are_one_stacked_product(tmp_path_factory: pytest.TempPathFactory, seed: int, k: int,
+                                                   n_scopes: int, n_dead: int, n_delta: int, big: bool,
+                                                   dup: bool) -> None:
+    """Scopes searched with the plain product (no int8 rows, no graph) are stacked into one job
+    (``VectorIndex._stack``): the hits are what sorting every live vector of the scopes searched
+    returns, one-shot and long-lived, for every set of scopes (dead rows of several scopes, delta
+    rows, an int8 scope beside them, ties across scopes); a scope not searched is never returned,
+    and in a long-lived searcher the scopes' matrices are views of the stack (no row kept twice)."""
+    rng = np.random.default_rng(seed)
+    tmp = tmp_path_factory.mktemp("stack")
+    sizes = {f"s{i:02d}": int(rng.integers(1, 60)) for i in range(n_scopes)}
+    if big:
+        sizes["zbig"] = 400
+    per_scope = {sc: [(f"{sc}-{i:04d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, n, 48, 5))]
+                 for sc, n in sizes.items()}
+    if dup:  # one vector in several scopes: exact ties across the stack
+        v = per_scope["s00"][0][2]
+        for sc in list(per_scope)[1:4]:
+            per_scope[sc][0] = (per_scope[sc][0][0], "d0", v)
+    vec = _build(tmp, "vectors-s", per_scope, quant_min_rows=300)
+    live = {sc: {rid: (dg, row) for rid, dg, row in items} for sc, items in per_scope.items()}
+    all_rows = [(sc, items[i][0]) for sc, items in per_scope.items() for i in range(len(items))]
+    dead = [all_rows[i] for i in rng.choice(len(all_rows), min(n_dead, len(all_rows)), replace=False)]
+    vec.drop(dead)
+    for sc, rid in dead:
+        del live[sc][rid]
+    adds = [("s01", f"s01-new{i}", f"n{i}", _unit(rng.standard_normal(48)).astype(np.float32)) for i in range(n_delta)]
+    vec.add(adds)
+    for sc, rid, dg, row in adds:
+        live[sc][rid] = (dg, row)
+    q = per_scope["s00"][0][2] if dup else _unit(rng.standard_normal(48)).astype(np.float32)
+    everything = list(per_scope)
+    some = everything[::2]
+    lasting = VectorIndex(vec.index_dir, vec.manifest)  # a long-lived searcher's, beside the one-shot one
+    with ThreadPoolExecutor(2) as pool:
+        for scopes in (everything, some, everything, some):
+            small = tuple(sc for sc in scopes if sc != "zbig")
+            for index, long_lived in ((vec, False), (lasting, True)):
+                prepared = index.prepare(scopes, k, use_graph=long_lived)
+                if len(small) > 1:
+                    assert prepared.stacked is not None and prepared.stacked[0] == small
+                    assert [sc for sc, *_r in prepared.exact] == (["zbig"] if "zbig" in scopes else [])
+                else:
+                    assert prepared.stacked is None
+                got = prepared.run(q, pool if long_lived else None)
+                want = sorted(((float(row @ q), rid) for sc in scopes for rid, (_dg, row) in live[sc].items()),
+                              key=lambda t: (-t[0], t[1]))[:k]
+                np.testing.assert_allclose([h.similarity for h in got], [s for s, _r in want], atol=1e-6)
+                assert all(h.scope in scopes and h.id in live[h.scope] for h in got)
+                assert len({(h.scope, h.id) for h in got}) == len(got)
+    stack = lasting._stacks[tuple(sc for sc in everything if sc != "zbig")]
+    for sc in everything:
+        if sc != "zbig":
+            assert np.shares_memory(lasting.main(sc).matrix(48, in_memory=True), stack[0])
+    lasting.close()
+    vec.close()
