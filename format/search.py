@@ -134,6 +134,7 @@ class Searcher:
         self._vec: VectorIndex | None = None
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
         self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
+        self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
         self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
@@ -196,9 +197,11 @@ class Searcher:
             self._lex.manifest = m
             self._lex.reload()
         assert self._lex is not None
+        self._scopes_now = None
         try:
             st = refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived)
             self._unreadable.update(st.unreadable)
+            self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
             warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
         return self._lex
@@ -417,7 +420,7 @@ class Searcher:
             # the lexical arm searches (its result is dropped if the vector arm cannot be used)
             qjob = pool.submit(_embed_then_scan, self._embedder, query, handoff)
         lex = self._lexical(warnings)
-        scope_list = scopes if scopes is not None else self.store.scopes()
+        scope_list = scopes if scopes is not None else self._scopes_now or self.store.scopes()
 
         vec: VectorIndex | None = None
         if use_vec:
@@ -468,7 +471,7 @@ class Searcher:
         for _attempt in range(4):
             lex_hits = []
             if used in ("hybrid", "lexical"):
-                lex_hits = lex.search(query, scopes=scope_list, kinds=kinds, statuses=eff_status, tags=tags,
+                lex_hits = lex.search(query, scopes=scopes, kinds=kinds, statuses=eff_status, tags=tags,
                                       limit=fetch)
             views: dict[tuple[str, str], Any] = {}
             tomb: dict[str, Any] = {}
@@ -788,10 +791,15 @@ class Searcher:
                 views[key] = _STALE
 
     def _forgotten(self, scope: str, rid: str, tomb: dict[str, Any]) -> bool:
-        """Whether (scope, id) is tombstoned; ``tomb`` caches each scope's ids for one search."""
+        """Whether (scope, id) is tombstoned; ``tomb`` caches each scope's ids for one search, and
+        under "" (no scope's name) which scopes have a tombstone file: one listing, instead of a
+        stat per scope the candidates come from."""
         ids_ = tomb.get(scope)
         if ids_ is None:
-            ids_ = tomb[scope] = self.store.tombstones.load(scope).ids
+            have = tomb.get("")
+            if have is None:
+                have = tomb[""] = self.store.tombstones.scopes_with_files()
+            ids_ = tomb[scope] = self.store.tombstones.load(scope).ids if scope in have else ()
         return rid in ids_
 
     @staticmethod

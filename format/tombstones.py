@@ -8,6 +8,7 @@ record id, its scope, the digest of its normalized content (see
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,16 @@ class TombstoneSet:
         if not self.dir.is_dir():
             return []
         return sorted(p.stem for p in self.dir.glob("*.jsonl"))
+
+    def scopes_with_files(self) -> frozenset[str]:
+        """The names of the scopes that have a tombstone file, in one listing (``load`` of any
+        other scope is empty: a search touching many scopes skips a stat of each)."""
+        try:
+            entries = os.scandir(self.dir)
+        except (FileNotFoundError, NotADirectoryError):
+            return frozenset()
+        with entries:
+            return frozenset(e.name[:-6] for e in entries if e.name.endswith(".jsonl"))
 
     def load(self, scope: str) -> ScopeTombstones:
         p = self.path(scope)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import ids
 from ..errors import MemError, RecordParseError
 
 # mem's own writes are journaled in PENDING_FILE (JSON Lines) and applied at the next refresh;
@@ -67,6 +68,8 @@ class Staleness:
     vectors_missing: int = 0
     space_mismatch: bool = False
     lexical_missing: bool = False
+    #: the store's scopes as the refresh listed them (None when it listed none); not reported
+    store_scopes: list[str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def stale(self) -> bool:
@@ -138,11 +141,29 @@ def _scan_scope(d: Path) -> Iterable[tuple[str, Path, os.stat_result]]:
         yield rid, d / f"{rid}.md", st
 
 
+def _scope_dirs(store: Store) -> dict[str, int]:
+    """``Store.scopes()`` with each folder's mtime (``_dir_mtime``), in order: one listing and one
+    stat per scope, with no Path built (a store of 400 scopes: 4.4 -> 1.9-2.4 ms a refresh)."""
+    try:
+        entries = os.scandir(store.records_dir)
+    except FileNotFoundError:
+        return {}
+    got: dict[str, int] = {}
+    with entries:
+        for e in entries:
+            if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name):
+                try:  # not a symbolic link: its lstat is its stat
+                    got[e.name] = e.stat(follow_symlinks=False).st_mtime_ns
+                except FileNotFoundError:
+                    got[e.name] = -1
+    return dict(sorted(got.items()))
+
+
 def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None) -> _Plan:
     st = Staleness()
     old = lex.scope_mtimes()
-    now_scopes = store.scopes()
-    cur = {s: _dir_mtime(store.records_dir / s) for s in now_scopes}
+    cur = _scope_dirs(store)
+    now_scopes = st.store_scopes = list(cur)
     mtimes = dict(old)
     puts: list[tuple[DocFields, int, int]] = []
     deletes: list[tuple[str, str]] = []

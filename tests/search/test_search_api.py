@@ -364,3 +364,76 @@ def test_cjk_words_and_long_identifiers_are_searchable(store: Store) -> None:
         assert r.returncode == 0 and [h["id"] for h in r.json()["hits"]] == got, (query, r.stderr)
     assert ids_of(s.search(sha, mode="lexical")) == [commit.id]  # not the short id's record
     assert set(ids_of(s.search("东京", mode="lexical"))) == {tokyo.id, beijing.id, tower.id}  # 京 in all
+
+
+def test_many_scopes_every_mode(store: Store) -> None:
+    """A store of many small scopes (their vectors stacked into one product, the lexical arm with
+    no term per scope, tombstones listed once a search): every mode finds each scope's records,
+    keeps to the scopes asked, never returns a forgotten record, and sees a scope created since."""
+    from mem.format.index import lexical as lexmod
+
+    attach(store)
+    towns = ["Lisbon", "Porto", "Braga", "Faro", "Evora", "Coimbra", "Aveiro", "Viseu", "Leiria", "Tomar"]
+    recs = {f"u{i:02d}": store.add(f"User {i} lives in {towns[i % 10]} and likes chess number {i}",
+                                   scope=f"u{i:02d}", kind="fact") for i in range(30)}
+    s = open_searcher(store)
+    for mode in MODES:
+        hits = s.search("lives in Braga", mode=mode, k=20).hits
+        assert hits, mode
+        if mode != "vector":  # the hashing embedder is not semantic: words decide the others
+            assert {h.scope for h in hits if "Braga" in h.content} == {"u02", "u12", "u22"}, mode
+        got = s.search("lives in Braga", mode=mode, scopes=["u02", "u03"], k=20).hits
+        assert got and {h.scope for h in got} <= {"u02", "u03"}, mode
+    gone = recs["u12"]
+    Store.open(store.root).forget([gone.id], reason="test")  # no listener: the index is stale
+    for mode in MODES:
+        assert gone.id not in ids_of(s.search("lives in Braga chess 12", mode=mode, k=30)), mode
+    # a scope written outside mem since the last search is found by the next one
+    other = Store.open(store.root)
+    new = other.add("User 99 lives in Sintra", scope="u99", kind="fact")
+    for mode in MODES:
+        assert new.id in ids_of(s.search("lives in Sintra", mode=mode, k=30)), mode
+    # the state rows of many scopes at once, with and without SQLite's JSON functions: the same
+    lex = s._lexical([])
+    keys = [(r.scope, r.id) for r in recs.values()] + [("u99", new.id), ("u00", "01JD3Z8Q4T6W0000000000000A")]
+    joined = lex.meta_of(keys)
+    assert set(joined) == set(keys[:-1]) - {("u12", gone.id)}  # the refresh dropped the forgotten one
+    fresh = lexmod.LexicalIndex.open(store.index_dir)
+    assert fresh is not None
+    fresh._json_each = False
+    assert fresh.meta_of(keys) == joined
+    fresh.close()
+
+
+def test_every_scope_scores_as_the_list_of_them_all(sstore: Store) -> None:
+    """The lexical arm searches every scope without a term per scope, with the same scores (the
+    same float32 sums) as the filter of all of them gave."""
+    from mem.format import lexfast
+
+    sstore.add("Carla lives in Faro by the river", scope="carla", kind="fact")
+    s = open_searcher(sstore)
+    lex = s._lexical([])
+    for q in ("river", "lives in Porto", "tea coffee river bridge", "Friday"):
+        for statuses in (["active", "candidate"], None):
+            def run(scopes: list[str] | None, q: str = q, statuses: list[str] | None = statuses) -> Any:
+                return lexfast.run_query(lambda: lex.index, lex.searcher, q, scopes=scopes, kinds=None,
+                                         statuses=statuses, tags=None, limit=40, damaged=lambda e: e)
+            assert run(None) == run(sstore.scopes())
+            assert run(None)
+
+
+def test_the_refresh_lists_scopes_as_store_scopes_does(store: Store, tmp_path: Path) -> None:
+    """``_scope_dirs`` (one listing, a stat per scope) names what ``Store.scopes()`` names, each
+    with its folder's mtime: no symbolic link, no file, no folder whose name is not a scope."""
+    from mem.format.index import _dir_mtime, _scope_dirs
+
+    store.add("one", scope="ana", kind="fact")
+    store.add("two", scope="bob", kind="fact")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (store.records_dir / "evil").symlink_to(outside, target_is_directory=True)
+    (store.records_dir / "afile").write_text("x")
+    (store.records_dir / "Bad Name").mkdir()
+    got = _scope_dirs(store)
+    assert list(got) == store.scopes() == ["ana", "bob"]
+    assert got == {s: _dir_mtime(store.records_dir / s) for s in store.scopes()}
