@@ -122,6 +122,7 @@ class Searcher:
         backfill_limit: int | None = BACKFILL_LIMIT,
     ) -> None:
         from .index import attach
+        from .index.common import PointerCache
 
         self.store = store
         attach(store)
@@ -135,6 +136,7 @@ class Searcher:
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
         self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
         self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
+        self._pointers = PointerCache()  # the index pointers, parsed again only when replaced
         self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
@@ -177,13 +179,14 @@ class Searcher:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _lexical(self, warnings: list[str]) -> LexicalIndex:
+    def _lexical(self, warnings: list[str], scopes: Sequence[str] | None = None) -> LexicalIndex:
+        """The lexical index, refreshed (of the scopes a search is confined to, when given)."""
         from .index import refresh
         from .index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
         from .index.lexical import LexicalIndex, older_schema
 
         idx_dir = self.store.index_dir
-        m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        m = self._pointers.read(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
         if m is None or older_schema(m):
             refresh(self.store)  # builds it (anew, when an older mem built it)
             m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
@@ -199,7 +202,7 @@ class Searcher:
         assert self._lex is not None
         self._scopes_now = None
         try:
-            st = refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived)
+            st = refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived, only=scopes)
             self._unreadable.update(st.unreadable)
             self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
@@ -242,7 +245,7 @@ class Searcher:
         from .index.vectors import VectorIndex
 
         idx_dir = self.store.index_dir
-        m = read_pointer(idx_dir, VECTORS_POINTER, VECTORS_KIND)
+        m = self._pointers.read(idx_dir, VECTORS_POINTER, VECTORS_KIND)
         want = self.configured_space()
         if m is None:
             emb = self.embedder()
@@ -354,18 +357,10 @@ class Searcher:
 
     def _generations(self) -> tuple[str | None, str | None]:
         """The generations the lexical and vector pointer files name right now (None: unreadable)."""
-        import json
-
         from .index.common import LEXICAL_POINTER, VECTORS_POINTER
 
-        out: list[str | None] = []
-        for name in (LEXICAL_POINTER, VECTORS_POINTER):
-            try:
-                g = json.loads((self.store.index_dir / name).read_bytes()).get("generation")
-                out.append(g if isinstance(g, str) else None)
-            except (OSError, ValueError, AttributeError):
-                out.append(None)
-        return out[0], out[1]
+        idx = self.store.index_dir
+        return self._pointers.generation(idx, LEXICAL_POINTER), self._pointers.generation(idx, VECTORS_POINTER)
 
     def _search_once(
         self,
@@ -419,7 +414,7 @@ class Searcher:
             # the model is loaded: embed the query while the index is refreshed and checked and
             # the lexical arm searches (its result is dropped if the vector arm cannot be used)
             qjob = pool.submit(_embed_then_scan, self._embedder, query, handoff)
-        lex = self._lexical(warnings)
+        lex = self._lexical(warnings, scopes)
         scope_list = scopes if scopes is not None else self._scopes_now or self.store.scopes()
 
         vec: VectorIndex | None = None

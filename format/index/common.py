@@ -51,6 +51,52 @@ def read_pointer(index_dir: Path, name: str, kind: str) -> dict[str, Any] | None
     return obj
 
 
+class PointerCache:
+    """``read_pointer`` for a long-lived reader, which reads the pointers at every search: the
+    manifest parsed before while the file is the same one (inode, size, mtime, ctime: mem replaces
+    a pointer by renaming a new file over it, never in place), each time as a shallow copy (callers
+    assign keys of the manifests they hold). A store of 2,000 scopes has manifests of 100 KB or
+    more, parsed four times a search: 8.7 ms."""
+
+    def __init__(self) -> None:
+        self._got: dict[str, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
+
+    def read(self, index_dir: Path, name: str, kind: str) -> dict[str, Any] | None:
+        path = index_dir / name
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            self._got.pop(name, None)
+            return None
+        except OSError:
+            st = None
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st is not None else None
+        got = self._got.get(name)
+        if key is not None and got is not None and got[0] == key \
+                and (index_dir / str(got[1]["generation"])).is_dir():
+            return dict(got[1])
+        m = read_pointer(index_dir, name, kind)  # a file replaced since the stat: read again next time
+        if m is None or key is None:
+            self._got.pop(name, None)
+        else:
+            self._got[name] = (key, m)
+        return None if m is None else dict(m)
+
+    def generation(self, index_dir: Path, name: str) -> str | None:
+        """The generation the pointer names now, valid or not; None when it is absent or not
+        JSON with a generation."""
+        path = index_dir / name
+        try:
+            st = os.stat(path)
+            got = self._got.get(name)
+            if got is not None and got[0] == (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns):
+                return str(got[1]["generation"])
+            g = json.loads(path.read_bytes()).get("generation")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return g if isinstance(g, str) else None
+
+
 def write_pointer(index_dir: Path, name: str, obj: dict[str, Any]) -> None:
     """Replace a pointer file atomically, keeping its permissions (owner-only when new)."""
     ensure_dir(index_dir)

@@ -374,6 +374,9 @@ class LexicalIndex:
         self._has_meta = False  # set when the state is opened (see has_meta)
         self._mtimes: tuple[Any, dict[str, int]] = (None, {})  # scope_mtimes: (its source, its values)
         self._json_each = True  # whether SQLite has its JSON functions (_meta_rows)
+        #: when this process last stat-ed every file of a scope, in a refresh confined to some
+        #: scopes (index._auto_full; not written: the manifest's full_scan_ns is of all scopes)
+        self.full_scans: dict[str, int] = {}
 
     # -- opening ---------------------------------------------------------------------------
 

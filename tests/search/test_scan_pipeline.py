@@ -141,9 +141,9 @@ def test_a_late_searching_thread_still_gets_every_hit(big: Store, shared: list[s
     s = Searcher(big, embedder=SlowEmbedder(0.0))
     lexical = s._lexical
 
-    def slow_lexical(warnings: list[str]) -> Any:
+    def slow_lexical(warnings: list[str], scopes: Any = None) -> Any:
         time.sleep(0.05)  # the embedding wins the race
-        return lexical(warnings)
+        return lexical(warnings, scopes)
 
     monkeypatch.setattr(s, "_lexical", slow_lexical)
     try:

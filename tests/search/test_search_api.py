@@ -437,3 +437,42 @@ def test_the_refresh_lists_scopes_as_store_scopes_does(store: Store, tmp_path: P
     got = _scope_dirs(store)
     assert list(got) == store.scopes() == ["ana", "bob"]
     assert got == {s: _dir_mtime(store.records_dir / s) for s in store.scopes()}
+
+
+def test_a_search_confined_to_scopes_refreshes_only_those(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search confined to some scopes applies the changes made outside mem to those scopes and
+    looks at no other (their recorded folder mtimes stay); a search of another scope, or of all,
+    applies that scope's changes then. Its full scans are counted per scope, in this process."""
+    import mem.format.index as index_mod
+    from mem.format.index import lexical as lexmod
+
+    attach(store)
+    store.add("Ana likes the river", scope="ana", kind="fact")
+    store.add("Bob likes the bridge", scope="bob", kind="fact")
+    s = open_searcher(store)
+    assert s.search("likes", mode="lexical").hits
+    outside = Store.open(store.root)  # no index listener: as an editor or a git pull would
+    new_ana = outside.add("Ana also likes tea", scope="ana", kind="fact")
+    new_bob = outside.add("Bob also likes tea", scope="bob", kind="fact")
+    for mode in MODES:
+        assert new_ana.id in ids_of(s.search("tea", scopes=["ana"], mode=mode)), mode
+    lex = lexmod.LexicalIndex.open(store.index_dir)
+    assert lex is not None
+    scopes = lex.scope_mtimes()
+    assert scopes["ana"] == os.stat(store.records_dir / "ana").st_mtime_ns
+    assert scopes["bob"] != os.stat(store.records_dir / "bob").st_mtime_ns  # not looked at
+    assert not lex.meta_of([("bob", new_bob.id)])
+    lex.close()
+    assert new_bob.id in ids_of(s.search("tea", scopes=["bob"], mode="lexical"))
+    assert {new_ana.id, new_bob.id} <= set(ids_of(s.search("tea", mode="hybrid")))
+    # full scans: a big store's refresh confined to scopes counts them per scope, in memory
+    monkeypatch.setattr(index_mod, "FULL_SCAN_MAX_DOCS", 1)
+    lex2 = lexmod.LexicalIndex.open(store.index_dir)
+    assert lex2 is not None
+    before = lex2.manifest.get("full_scan_ns")
+    assert index_mod._auto_full(store, lex2, True, ["ana"])
+    refresh(store, lex=lex2, full=None, only=["ana"])
+    assert set(lex2.full_scans) == {"ana"} and lex2.manifest.get("full_scan_ns") == before
+    assert not index_mod._auto_full(store, lex2, True, ["ana"])
+    assert index_mod._auto_full(store, lex2, True, ["ana", "bob"])  # bob's was never scanned here
+    lex2.close()
