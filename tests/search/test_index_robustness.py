@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -285,8 +286,10 @@ def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> N
     from mem.format.index.vectors import FixedRows, read_rows
 
     data = json.dumps([[i, d] for i, d in rows]).encode()  # as build_vectors writes them
-    got = read_rows(data)
+    got = read_rows(data, fixed_min=1)
     assert isinstance(got, FixedRows) == bool(rows)
+    small = read_rows(data)  # fewer rows than _FIXED_ROWS_MIN: parsed as JSON, the same rows
+    assert not isinstance(small, FixedRows) and list(small) == rows
     assert list(got) == rows and len(got) == len(rows) and [got[i] for i in range(len(rows))] == rows
     if rows:
         assert got.ids() == [i for i, _d in rows] and got[-1] == rows[-1]  # type: ignore[union-attr]
@@ -311,9 +314,9 @@ def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[
         want = _as_json(bytes(raw))
     except (ValueError, TypeError, AssertionError, UnicodeDecodeError):
         with pytest.raises((ValueError, TypeError)):
-            read_rows(bytes(raw))
+            read_rows(bytes(raw), fixed_min=1)
         return
-    assert list(read_rows(bytes(raw))) == want
+    assert list(read_rows(bytes(raw), fixed_min=1)) == want
 
 
 def test_a_rows_file_of_another_layout_is_parsed() -> None:
@@ -341,9 +344,9 @@ def test_row_lookup_by_id_is_the_maps(rows: list[tuple[str, str]], in_order: boo
     if in_order:
         rows = sorted(rows)
     want = {rid: i for i, (rid, _d) in enumerate(rows)}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):
         Path(tmp, "s.rows").write_text(json.dumps([[i, d] for i, d in rows]), "utf-8")
-        m = vectors._ScopeMain(Path(tmp), "s")
+        m = vectors._ScopeMain(Path(tmp), "s")  # rows read by offset, however few
         asked = [rid for rid, _d in rows] + others + ["", "x" * 26, "é" * 13, rows[0][0].lower()]
         assert [m.find(rid) for rid in asked] == [want.get(rid) for rid in asked]
 
@@ -352,6 +355,7 @@ def test_row_lookup_builds_the_map_after_many_searches(tmp_path: Path, monkeypat
     from mem.format.index import vectors
 
     monkeypatch.setattr(vectors, "_FIND_BEFORE_POS", 3)
+    monkeypatch.setattr(vectors, "_FIXED_ROWS_MIN", 1)  # rows read by offset, however few
     ids = [f"01JD3Z8Q4T6W00000000000{i:03d}" for i in range(5)]
     (tmp_path / "s.rows").write_text(json.dumps([[i, "sha256:" + "a" * 64] for i in ids]), "utf-8")
     m = vectors._ScopeMain(tmp_path, "s")

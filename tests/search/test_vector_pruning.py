@@ -567,3 +567,51 @@ def test_many_small_scopes_are_one_stacked_product(tmp_path_factory: pytest.Temp
             assert np.shares_memory(lasting.main(sc).matrix(48, in_memory=True), stack[0])
     lasting.close()
     vec.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 300), dim=st.sampled_from([1, 3, 48, 384]), seed=st.integers(0, 2**32 - 1))
+def test_small_matrices_read_whole_are_what_np_load_reads(n: int, dim: int, seed: int) -> None:
+    """A one-shot search reads a small scope's matrix whole (``_read_small_matrix``): the same
+    array np.load gives for a file np.save wrote; any other file is left to np.load (None)."""
+    rng = np.random.default_rng(seed)
+    mat = rng.standard_normal((n, dim)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.npy"
+        np.save(p, mat)
+        got = vmod._read_small_matrix(p, (n, dim))
+        assert got is not None and got.dtype == np.float32 and got.shape == (n, dim)
+        np.testing.assert_array_equal(got, np.load(p))
+        assert vmod._read_small_matrix(p, (n + 1, dim)) is None  # another shape
+        np.save(p, mat.astype(np.float64))
+        assert vmod._read_small_matrix(p, (n, dim)) is None
+        np.save(p, np.asfortranarray(mat) if n > 1 and dim > 1 else mat.reshape(1, n, dim))
+        assert vmod._read_small_matrix(p, (n, dim)) is None
+        np.save(p, mat)
+        p.write_bytes(p.read_bytes()[:-4])  # truncated
+        assert vmod._read_small_matrix(p, (n, dim)) is None
+
+
+@pytest.mark.parametrize("how", ["float64", "truncated", "shape", "garbage"])
+@pytest.mark.parametrize("long_lived", [False, True])
+def test_a_damaged_small_matrix_is_index_unavailable(tmp_path: Path, how: str, long_lived: bool) -> None:
+    """A small scope's matrix that is not what was built fails the search with the file named,
+    read whole or memory-mapped."""
+    rng = np.random.default_rng(3)
+    per_scope = {sc: [(f"{sc}-{i:03d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, 30, 48, 4))]
+                 for sc in ("ana", "bob")}
+    vec = _build(tmp_path, "vectors-d", per_scope, quant_min_rows=10**9)
+    p = tmp_path / "vectors-d" / "bob.npy"
+    mat = np.load(p)
+    if how == "float64":
+        np.save(p, mat.astype(np.float64))
+    elif how == "truncated":
+        p.write_bytes(p.read_bytes()[:-100])
+    elif how == "shape":
+        np.save(p, mat[:-1])
+    else:
+        p.write_bytes(b"not a numpy file at all")
+    with pytest.raises(IndexUnavailableError) as exc:
+        vec.search(per_scope["ana"][0][2], ["ana", "bob"], 5, use_graph=long_lived)
+    assert exc.value.path == str(p)
+    vec.close()
