@@ -615,3 +615,44 @@ def test_a_damaged_small_matrix_is_index_unavailable(tmp_path: Path, how: str, l
         vec.search(per_scope["ana"][0][2], ["ana", "bob"], 5, use_graph=long_lived)
     assert exc.value.path == str(p)
     vec.close()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 12), n_delta=st.integers(1, 80), dup=st.booleans())
+def test_delta_rows_are_stacked_once_and_kept_current(tmp_path_factory: pytest.TempPathFactory, seed: int, k: int,
+                                                      n_delta: int, dup: bool) -> None:
+    """Vectors added since the build (the delta table) are stacked once per state of the table:
+    the hits are a full sort's with more delta rows than k (ties among them), and a vector added
+    or dropped later is seen by the next search of the same index."""
+    rng = np.random.default_rng(seed)
+    tmp = tmp_path_factory.mktemp("delta")
+    per_scope = {"ana": [(f"ana-{i:03d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, 50, 48, 4))]}
+    vec = _build(tmp, "vectors-x", per_scope, quant_min_rows=10**9)
+    live = {rid: row for rid, _dg, row in per_scope["ana"]}
+    rows = _unit(rng.standard_normal((n_delta, 48)))
+    if dup:
+        rows[1::2] = rows[0]
+    adds = [("ana", f"ana-new{i:03d}", f"n{i}", rows[i]) for i in range(n_delta)]
+    vec.add(adds)
+    live.update({rid: row for _s, rid, _d, row in adds})
+    q = rows[0] if dup else _unit(rng.standard_normal(48))
+
+    def check() -> None:
+        got = vec.search(q, ["ana"], k)
+        want = sorted(((float(row @ q), rid) for rid, row in live.items()), key=lambda t: (-t[0], t[1]))[:k]
+        np.testing.assert_allclose([h.similarity for h in got], [s for s, _r in want], atol=1e-6)
+        cut = want[-1][0] + 1e-5  # above the kth by more than float32's rounding: the same rows
+        assert {h.id for h in got if h.similarity > cut} == {r for s, r in want if s > cut}
+        assert all(h.id in live for h in got)
+
+    check()
+    best = _unit(q + 0.0)
+    vec.add([("ana", "ana-best", "b", best)])  # the next search sees it first
+    live["ana-best"] = best
+    check()
+    if not dup:  # q itself: no row is nearer (with dup, rows equal to q tie with it)
+        assert vec.search(q, ["ana"], k)[0].id == "ana-best"
+    vec.drop([("ana", "ana-best")])
+    del live["ana-best"]
+    check()
+    vec.close()
