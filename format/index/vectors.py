@@ -416,6 +416,7 @@ class VectorIndex:
         self._layouts: dict[tuple[str, bool], tuple[int, Any, Any, Quantized | None]] = {}  # _layout
         self._stacks: dict[tuple[str, ...], tuple[Any, Any]] = {}  # _stack
         self._delta_stacks: dict[str, tuple[list[str], list[str], Any]] = {}  # _delta_stack
+        self._dead_idx: dict[str, Any] = {}  # _dead_index
 
     @classmethod
     def open(cls, index_dir: Path) -> VectorIndex | None:
@@ -465,6 +466,7 @@ class VectorIndex:
         self._delta, self._dead, self._cache_version = delta, dead, ver
         self._dead_counts = {}
         self._delta_stacks = {}
+        self._dead_idx = {}
 
     def _live(self, scope: str, rid: str) -> tuple[str, Any] | None:
         """(digest of the content it was computed from, vector) of the live vector of (scope,
@@ -595,32 +597,52 @@ class VectorIndex:
         vector is there: ``Scan.start``)."""
         self._refresh_cache()
         graphs: list[tuple[str, Any, int]] = []
-        exact: list[tuple[str, Any, Quantized | None, int]] = []  # scope, matrix, q8, want
-        small: list[tuple[str, Any, int]] = []  # scope, matrix, dead rows: of the plain products
+        exact: list[tuple[str, Any, Quantized | None, int, Any]] = []  # scope, matrix, q8, want, dead rows
+        small: list[tuple[str, Any, Any]] = []  # scope, matrix, dead rows: of the plain products
         deltas: list[tuple[str, list[str], list[str], Any]] = []  # scope, ids, digests, matrix
         for scope in scopes:
             n, g, mat, qz = self._layout(scope, use_graph)
             if n:
-                dead = self._dead_rows(scope)
-                want = min(n, k + dead)
-                if g is not None:
+                if g is not None:  # a graph cannot leave rows out: it is asked for k + dead rows
+                    want = min(n, k + self._dead_rows(scope))
                     g.expansion_search = max(expansion or HNSW_PARAMS["expansion_search"], want)
                     graphs.append((scope, g, want))
                 elif qz is None and mat is not None:
-                    small.append((scope, mat, dead))
+                    small.append((scope, mat, self._dead_index(scope)))
                 else:
-                    exact.append((scope, mat, qz, want))
+                    exact.append((scope, mat, qz, min(n, k), self._dead_index(scope)))
             if self._delta.get(scope):
                 deltas.append((scope, *self._delta_stack(scope)))
         stacked = None
         if len(small) == 1:
             scope, mat, dead = small[0]
-            exact.append((scope, mat, None, min(len(mat), k + dead)))
-        elif small:  # one product over their rows stacked, its top k + their dead rows
+            exact.append((scope, mat, None, min(len(mat), k), dead))
+        elif small:  # one product over their rows stacked, its top k
+            import numpy as np
+
             names = tuple(scope for scope, _m, _d in small)
             mat, offsets = self._stack(names, [m for _s, m, _d in small], in_memory=use_graph)
-            stacked = (names, offsets, mat, min(len(mat), k + sum(d for *_r, d in small)))
+            dead = [offsets[i] + d for i, (*_r, d) in enumerate(small) if d is not None]
+            stacked = (names, offsets, mat, min(len(mat), k), np.concatenate(dead) if dead else None)
         return VectorQuery(self, k, graphs, exact, deltas, stacked)
+
+    def _dead_index(self, scope: str) -> Any:
+        """The scope's dead main rows (superseded by a delta vector or dropped) as a sorted index
+        array, or None: once per state of the dead table (``_refresh_cache``). A search leaves
+        them out of its products' tops (``_Exact``) instead of asking each scope for k more rows
+        per dead one: after 1,500 updates of a 6,000-row scope, 1,631 rows were turned into
+        candidates and sorted at every search."""
+        if scope not in self._dead_idx:
+            import numpy as np
+
+            dead = self._dead.get(scope)
+            got = None
+            if dead:
+                m = self.main(scope)
+                rows = sorted(i for i in (m.find(rid) for rid in dead) if i is not None)
+                got = np.asarray(rows, dtype=np.intp) if rows else None
+            self._dead_idx[scope] = got
+        return self._dead_idx[scope]
 
     def _delta_stack(self, scope: str) -> tuple[list[str], list[str], Any]:
         """The scope's delta vectors (added since the build) as (ids, digests, matrix), stacked
@@ -729,15 +751,16 @@ class VectorQuery:
     """A vector search prepared by ``VectorIndex.prepare``; ``run`` answers it for one query."""
 
     def __init__(self, index: VectorIndex, k: int, graphs: list[tuple[str, Any, int]],
-                 exact: list[tuple[str, Any, Quantized | None, int]],
+                 exact: list[tuple[str, Any, Quantized | None, int, Any]],
                  deltas: list[tuple[str, list[str], list[str], Any]],
-                 stacked: tuple[tuple[str, ...], Any, Any, int] | None = None) -> None:
-        """``stacked``: (scopes, offsets, matrix, want) of the plain products stacked (``_stack``)."""
+                 stacked: tuple[tuple[str, ...], Any, Any, int, Any] | None = None) -> None:
+        """``exact``: (scope, matrix, int8 rows, want, dead rows); ``stacked``: (scopes, offsets,
+        matrix, want, dead rows) of the plain products stacked (``_stack``)."""
         self.index, self.k, self.graphs, self.exact, self.deltas = index, k, graphs, exact, deltas
         self.stacked = stacked
-        jobs = [(mat, qz, want) for _s, mat, qz, want in exact]
+        jobs: list[tuple[Any, ...]] = [(mat, qz, want, dead) for _s, mat, qz, want, dead in exact]
         if stacked is not None:
-            jobs.append((stacked[2], None, stacked[3]))
+            jobs.append((stacked[2], None, stacked[3], stacked[4]))
         self.scan = Scan(jobs)
 
     def run(self, query: Any, pool: Executor | None = None, helper: Any = None) -> list[VecHit]:
@@ -829,12 +852,13 @@ class _Exact:
     float32 products.
     """
 
-    def __init__(self, mat: Any, want: int, quant: Quantized | None, pruned: bool = True) -> None:
+    def __init__(self, mat: Any, want: int, quant: Quantized | None, pruned: bool = True, dead: Any = None) -> None:
         """Before the query is known (``set_query``); ``pruned``: whether the int8 rows may be
-        used (not for a zero or non-finite query)."""
+        used (not for a zero or non-finite query); ``dead``: indexes of rows never to choose
+        (their products count as -inf: they may fill a top only where too few others are left)."""
         import numpy as np
 
-        self.mat, self.want = mat, want
+        self.mat, self.want, self.dead = mat, want, dead
         self.n = _rows(mat, quant)
         self.quant = quant if pruned and _pruned(quant, want, self.n) else None
         self.q: Any = None
@@ -911,6 +935,8 @@ class _Exact:
 
         assert self.quant is not None and self.qq is not None
         low, n, want = self.bounds(), self.n, self.want
+        if self.dead is not None:
+            low[self.dead] = -np.inf
         self._slacks()
         if n >= 64 * want:
             # T, the want-th largest L, among the rows at or above t0, the want-th largest of
@@ -947,6 +973,8 @@ class _Exact:
                     return cand[sel], sims[sel]
                 return cand, sims
             self.out = np.asarray(self.mat @ self.q)  # more than a third pass: a plain scan is cheaper
+        if self.dead is not None:
+            self.out[self.dead] = -np.inf
         if want >= n:
             return np.arange(n), self.out
         idx = np.argpartition(-self.out, want - 1)[:want]
@@ -964,11 +992,12 @@ class Scan:
     is empty, however late one of them joins.
     """
 
-    def __init__(self, jobs: Sequence[tuple[Any, Quantized | None, int]]) -> None:
+    def __init__(self, jobs: Sequence[tuple[Any, ...]]) -> None:
+        """``jobs``: (matrix, int8 rows or None, want[, dead rows]) each (``_Exact``)."""
         import threading
         from collections import deque
 
-        self.jobs = list(jobs)
+        self.jobs = [(j[0], j[1], j[2], j[3] if len(j) > 3 else None) for j in jobs]
         self._lock = threading.Lock()
         self._started = False
         self._queue: deque[tuple[_Exact, int, int, Any]] = deque()
@@ -978,10 +1007,10 @@ class Scan:
         self._plans = self._plan(pruned=True)
         #: what the products cost, in int8 rows (a float32 row costs four)
         self.cost = sum(_rows(mat, qz) * (1 if _pruned(qz, want, _rows(mat, qz)) else int(mat.dtype.itemsize))
-                        for mat, qz, want in self.jobs)
+                        for mat, qz, want, _dead in self.jobs)
 
     def _plan(self, pruned: bool) -> list[_Exact]:
-        plans = [_Exact(mat, want, quantized, pruned) for mat, quantized, want in self.jobs]
+        plans = [_Exact(mat, want, quantized, pruned, dead) for mat, quantized, want, dead in self.jobs]
         self._queue.clear()
         for plan in plans:
             parts = plan.parts()

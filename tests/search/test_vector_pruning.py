@@ -497,9 +497,14 @@ def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPath
         live[sc][rid] = (dg, row)
     q = per_scope["ana"][0][2] if dup else _unit(rng.standard_normal(48)).astype(np.float32)
     scopes = ["ana", "bob", "cy"]
-    # each scope's exact top holds k + its dead main rows: the ghosts, naming no row, add nothing
-    wants = {sc: want for sc, _mat, _q8, want in vec.prepare(scopes, k).exact}
-    assert wants == {"ana": min(300, k + n_dead), "bob": min(120, k), "cy": min(40, k)}
+    # each scope's exact top is of k rows, its dead main rows left out of it (the ghosts, naming
+    # no row, leave out nothing)
+    prepared = vec.prepare(scopes, k).exact
+    assert {sc: want for sc, _mat, _q8, want, _d in prepared} == {"ana": min(300, k), "bob": min(120, k),
+                                                                  "cy": min(40, k)}
+    dead_rows = {sc: (None if d is None else d.tolist()) for sc, *_r, d in prepared}
+    ana_dead = sorted(int(rid.split("-")[1]) for _s, rid in dead)  # "ana-0042": row 42
+    assert dead_rows == {"ana": ana_dead or None, "bob": None, "cy": None}
     got = vec.search(q, scopes, k)
     want = sorted(((float(row @ q), rid) for sc in scopes for rid, (_dg, row) in live[sc].items()),
                   key=lambda t: (-t[0], t[1]))[:k]
@@ -655,4 +660,30 @@ def test_delta_rows_are_stacked_once_and_kept_current(tmp_path_factory: pytest.T
     vec.drop([("ana", "ana-best")])
     del live["ana-best"]
     check()
+    vec.close()
+
+
+@pytest.mark.parametrize("quant_min_rows", [100, 10**9])  # int8 bounds, plain product
+@pytest.mark.parametrize("long_lived", [False, True])
+def test_dead_rows_nearest_the_query_are_left_out_of_the_top(tmp_path: Path, pool: ThreadPoolExecutor,
+                                                            quant_min_rows: int, long_lived: bool) -> None:
+    """The rows nearest the query, dead (updated or forgotten since the build), are never
+    chosen: the top k is the k best live rows, with no row asked for per dead one."""
+    rng = np.random.default_rng(21)
+    per_scope = {sc: [(f"{sc}-{i:04d}", f"d{i}", row) for i, row in enumerate(_clustered(rng, 400, 48, 5))]
+                 for sc in ("ana", "bob", "cy")}
+    vec = _build(tmp_path, "vectors-dead", per_scope, quant_min_rows=quant_min_rows)
+    q = per_scope["ana"][3][2]
+    everything = [(float(row @ q), sc, rid) for sc, items in per_scope.items() for rid, _dg, row in items]
+    everything.sort(key=lambda t: (-t[0], t[2]))
+    dead = [(sc, rid) for _s, sc, rid in everything[:60]]  # the 60 nearest, of all three scopes
+    vec.drop(dead)
+    live = [t for t in everything if (t[1], t[2]) not in set(dead)]
+    for k in (1, 5, 40):
+        prepared = vec.prepare(["ana", "bob", "cy"], k, use_graph=long_lived)
+        got = prepared.run(q, pool if long_lived else None)
+        assert not {(h.scope, h.id) for h in got} & set(dead)
+        np.testing.assert_allclose([h.similarity for h in got], [s for s, *_r in live[:k]], atol=1e-6)
+        wants = [j[3] for j in prepared.exact] + ([prepared.stacked[3]] if prepared.stacked else [])
+        assert max(wants) <= k
     vec.close()
