@@ -137,6 +137,8 @@ class Searcher:
         self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
         self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
         self._pointers = PointerCache()  # the index pointers, parsed again only when replaced
+        #: _vector_masks: (generations, state version, state seq, {scope: Columns}) read so far
+        self._columns: tuple[Any, int, int, dict[str, Any]] = (None, 0, 0, {})
         self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
@@ -446,9 +448,15 @@ class Searcher:
                 qjob = pool.submit(_embed_then_scan, emb, query, handoff)
 
         fetch = max(2 * k, 20) if used == "lexical" else max(4 * k, 40)
+        keep = delta_keep = None  # with filters: the vector rows they may accept (index.vfilter)
+        if vec is not None:
+            from .index.vfilter import filtered
+
+            if filtered(flt):
+                keep, delta_keep = self._vector_masks(lex, vec, scope_list, flt)
         prepared = None  # the first attempt's vector search: its scan starts once the query is embedded
         if vec is not None and qjob is not None:
-            prepared = vec.prepare(scope_list, fetch, use_graph=self.long_lived)
+            prepared = vec.prepare(scope_list, fetch, use_graph=self.long_lived, keep=keep, delta_keep=delta_keep)
             if prepared.scan.shared():
                 handoff.post(prepared.scan)  # not taken when embedded already: run below as any search
         weights: dict[str, float] | None = None
@@ -488,7 +496,8 @@ class Searcher:
                     vec_hits = prepared.run(qvec, pool, helper=helper)
                     prepared = None
                 else:
-                    vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool)
+                    vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool,
+                                          keep=keep, delta_keep=delta_keep)
             hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, k,
                                      views, tomb, inputs)
             if stale:
@@ -515,6 +524,44 @@ class Searcher:
             warnings.append(f"{len(why)} record file(s) could not be read and are left out of the results "
                             f"(see `mem verify --full`): " + "; ".join(why[:3]) + ("; ..." if len(why) > 3 else ""))
         return SearchResult(hits[:k], warnings, used)
+
+    def _vector_masks(self, lex: LexicalIndex, vec: VectorIndex, scopes: Sequence[str], flt: RecordFilter,
+                      ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Per scope, the main and the delta vector rows ``flt`` may accept (``index.vfilter``):
+        the main rows' from the state's columns, read once per pair of generations and kept
+        current with the state's rows changed since (by their ``seq``); the delta rows' from
+        their state rows (``vfilter.delta_keep``)."""
+        from .index.vfilter import Columns
+        from .index.vfilter import delta_keep as delta_mask
+
+        gens, ver = (vec.generation, lex.generation), lex.state_version()
+        if self._columns[0] != gens:
+            self._columns = (gens, ver, lex.max_seq(), {})
+        _g, seen_ver, seq, cols = self._columns
+        if ver != seen_ver:  # the state changed: apply its rows changed since (their seq is higher)
+            now = lex.max_seq()
+            if cols and now > seq:
+                changed: dict[str, list[tuple[Any, ...]]] = {}
+                for scope, *row in lex.db.execute(
+                        "SELECT scope, id, digest, kind, status, tags, valid_from_ms, valid_to_ms, recorded_ms "
+                        "FROM records WHERE seq > ?", (seq,)):
+                    changed.setdefault(scope, []).append(tuple(row))
+                for scope, rows in changed.items():
+                    if scope in cols:
+                        cols[scope].update(rows)
+            self._columns = (gens, ver, now, cols)
+        keep: dict[str, Any] = {}
+        delta_keep: dict[str, Any] = {}
+        for scope in scopes:
+            if vec.exact_rows(scope, self.long_lived):
+                got = cols.get(scope)
+                if got is None:  # read after the seq noted: a change between is applied twice, harmlessly
+                    got = cols[scope] = Columns(lex, vec, scope)
+                keep[scope] = got.keep(flt)
+            ids = vec.delta_ids(scope)
+            if ids:
+                delta_keep[scope] = delta_mask(lex, scope, ids, flt)
+        return keep, delta_keep
 
     def _coverage(self, weights: dict[str, float], rec: Record, digest: str) -> float:
         """The query-term coverage of ``rec`` (its terms cached per content digest)."""

@@ -479,18 +479,24 @@ class LexicalIndex:
             )
         }
 
-    def meta_of(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DocMeta]:
-        """The state of these (scope, id): the ones the state knows fully (rows an older mem
-        wrote have no ranking fields and are left out, as are unknown keys)."""
+    def state_version(self) -> int:
+        """A number that changes with any commit to the state, by this connection or another
+        process (SQLite's data_version, and this connection's own changes)."""
         import sqlite3
 
         db = self.db
-        if not self._has_meta:
-            return {}
-        try:  # any commit to the state, by this connection or another process, changes it
-            ver = int(db.execute("PRAGMA data_version").fetchone()[0]) * 1_000_003 + int(db.total_changes)
+        try:
+            return int(db.execute("PRAGMA data_version").fetchone()[0]) * 1_000_003 + int(db.total_changes)
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, exc) from None
+
+    def meta_of(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DocMeta]:
+        """The state of these (scope, id): the ones the state knows fully (rows an older mem
+        wrote have no ranking fields and are left out, as are unknown keys)."""
+        _ = self.db  # opened first: opening sets _has_meta
+        if not self._has_meta:
+            return {}
+        ver = self.state_version()
         if ver != self._meta_version or len(self._meta) > 200_000:
             self._meta, self._meta_version = {}, ver
         cache = self._meta

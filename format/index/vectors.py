@@ -582,24 +582,33 @@ class VectorIndex:
         use_graph: bool = False,
         expansion: int | None = None,
         pool: Executor | None = None,
+        keep: dict[str, Any] | None = None,
+        delta_keep: dict[str, Any] | None = None,
     ) -> list[VecHit]:
-        """Top ``k`` by cosine similarity within each of ``scopes``, merged.
+        """Top ``k`` by cosine similarity within each of ``scopes``, merged (``keep``,
+        ``delta_keep``: as ``prepare``'s).
 
         With ``pool``, the exact products of all the scopes are computed by two threads at once
         (``Scan``; numkong and BLAS release the GIL).
         """
-        return self.prepare(scopes, k, use_graph=use_graph, expansion=expansion).run(query, pool)
+        return self.prepare(scopes, k, use_graph=use_graph, expansion=expansion, keep=keep,
+                            delta_keep=delta_keep).run(query, pool)
 
     def prepare(self, scopes: Sequence[str], k: int, *, use_graph: bool = False,
-                expansion: int | None = None) -> VectorQuery:
+                expansion: int | None = None, keep: dict[str, Any] | None = None,
+                delta_keep: dict[str, Any] | None = None) -> VectorQuery:
         """``search`` before the query's vector is known: the scopes' rows, graphs and delta
         vectors, and the ``Scan`` of their exact products (a thread may start it as soon as the
-        vector is there: ``Scan.start``)."""
+        vector is there: ``Scan.start``).
+        ``keep``: per scope, a boolean mask of the main rows a search's filters may accept
+        (``vfilter.Columns.keep``): the others are left out of the tops like dead rows (a graph
+        is not masked: its hits are filtered after); ``delta_keep``: the same for each scope's
+        delta rows, in the order of ``_delta_stack``."""
         self._refresh_cache()
         graphs: list[tuple[str, Any, int]] = []
         exact: list[tuple[str, Any, Quantized | None, int, Any]] = []  # scope, matrix, q8, want, dead rows
         small: list[tuple[str, Any, Any]] = []  # scope, matrix, dead rows: of the plain products
-        deltas: list[tuple[str, list[str], list[str], Any]] = []  # scope, ids, digests, matrix
+        deltas: list[tuple[str, list[str], list[str], Any, Any]] = []  # scope, ids, digests, matrix, mask
         for scope in scopes:
             n, g, mat, qz = self._layout(scope, use_graph)
             if n:
@@ -607,12 +616,16 @@ class VectorIndex:
                     want = min(n, k + self._dead_rows(scope))
                     g.expansion_search = max(expansion or HNSW_PARAMS["expansion_search"], want)
                     graphs.append((scope, g, want))
-                elif qz is None and mat is not None:
-                    small.append((scope, mat, self._dead_index(scope)))
                 else:
-                    exact.append((scope, mat, qz, min(n, k), self._dead_index(scope)))
+                    left_out = self._excluded(scope, keep)
+                    if left_out is not None and left_out.dtype == bool and bool(left_out.all()):
+                        pass  # the filters accept none of its rows: no product at all
+                    elif qz is None and mat is not None:
+                        small.append((scope, mat, left_out))
+                    else:
+                        exact.append((scope, mat, qz, min(n, k), left_out))
             if self._delta.get(scope):
-                deltas.append((scope, *self._delta_stack(scope)))
+                deltas.append((scope, *self._delta_stack(scope), None if delta_keep is None else delta_keep.get(scope)))
         stacked = None
         if len(small) == 1:
             scope, mat, dead = small[0]
@@ -622,9 +635,39 @@ class VectorIndex:
 
             names = tuple(scope for scope, _m, _d in small)
             mat, offsets = self._stack(names, [m for _s, m, _d in small], in_memory=use_graph)
-            dead = [offsets[i] + d for i, (*_r, d) in enumerate(small) if d is not None]
-            stacked = (names, offsets, mat, min(len(mat), k), np.concatenate(dead) if dead else None)
+            excl: Any = None
+            if keep is not None:  # masks: one of the stack's rows, each scope's rows in place
+                excl = np.zeros(len(mat), dtype=bool)
+                for i, (*_r, d) in enumerate(small):
+                    if d is not None:
+                        excl[offsets[i]:offsets[i + 1]][d] = True
+            else:
+                dead = [offsets[i] + d for i, (*_r, d) in enumerate(small) if d is not None]
+                excl = np.concatenate(dead) if dead else None
+            stacked = (names, offsets, mat, min(len(mat), k), excl)
         return VectorQuery(self, k, graphs, exact, deltas, stacked)
+
+    def exact_rows(self, scope: str, use_graph: bool = False) -> int:
+        """How many main rows of ``scope`` a search computes exactly (0: none, or a graph's)."""
+        n, g, _mat, _qz = self._layout(scope, use_graph)
+        return n if g is None else 0
+
+    def delta_ids(self, scope: str) -> list[str]:
+        """The ids of the scope's delta rows, in the order ``prepare``'s ``delta_keep`` masks use."""
+        self._refresh_cache()
+        return self._delta_stack(scope)[0] if self._delta.get(scope) else []
+
+    def _excluded(self, scope: str, keep: dict[str, Any] | None) -> Any:
+        """The main rows of ``scope`` a search never chooses: its dead rows (an index array, or
+        None), and with ``keep`` those its mask rejects (then a boolean mask of all its rows)."""
+        dead = self._dead_index(scope)
+        mask = None if keep is None else keep.get(scope)
+        if mask is None:
+            return dead
+        excl = ~mask
+        if dead is not None:
+            excl[dead] = True
+        return excl
 
     def _dead_index(self, scope: str) -> Any:
         """The scope's dead main rows (superseded by a delta vector or dropped) as a sorted index
@@ -752,7 +795,7 @@ class VectorQuery:
 
     def __init__(self, index: VectorIndex, k: int, graphs: list[tuple[str, Any, int]],
                  exact: list[tuple[str, Any, Quantized | None, int, Any]],
-                 deltas: list[tuple[str, list[str], list[str], Any]],
+                 deltas: list[tuple[str, list[str], list[str], Any, Any]],
                  stacked: tuple[tuple[str, ...], Any, Any, int, Any] | None = None) -> None:
         """``exact``: (scope, matrix, int8 rows, want, dead rows); ``stacked``: (scopes, offsets,
         matrix, want, dead rows) of the plain products stacked (``_stack``)."""
@@ -781,8 +824,10 @@ class VectorQuery:
             res = g.search(q, want, threads=1)
             pairs = list(zip(res.keys, res.distances, strict=False))
             idx._live_rows(cands, scope, [int(key) for key, _d in pairs], [1.0 - float(d) for _k, d in pairs])
-        for scope, ids, digests, mat in self.deltas:  # all live: the best k, and any tied with the kth
+        for scope, ids, digests, mat, keep in self.deltas:  # all live: the best k, and any tied with the kth
             sims = np.asarray(mat @ q)
+            if keep is not None:
+                sims[~keep] = -np.inf
             sel: Sequence[int] = range(len(ids))
             if len(ids) > k:
                 sel = np.flatnonzero(sims >= np.partition(sims, len(sims) - k)[len(sims) - k]).tolist()
@@ -792,7 +837,8 @@ class VectorQuery:
         if self.stacked is not None:
             idx._stacked_rows(cands, self.stacked[0], self.stacked[1], *found[-1])
         cands.sort(key=lambda c: (-c[0], c[2]))
-        return [VecHit(scope, rid, dg, sim) for sim, scope, rid, dg in cands[:k]]
+        # a row left out (dead, or rejected by a mask) has -inf: it only filled a top of too few
+        return [VecHit(scope, rid, dg, sim) for sim, scope, rid, dg in cands[:k] if sim != -np.inf]
 
 
 class _Query:
@@ -854,8 +900,9 @@ class _Exact:
 
     def __init__(self, mat: Any, want: int, quant: Quantized | None, pruned: bool = True, dead: Any = None) -> None:
         """Before the query is known (``set_query``); ``pruned``: whether the int8 rows may be
-        used (not for a zero or non-finite query); ``dead``: indexes of rows never to choose
-        (their products count as -inf: they may fill a top only where too few others are left)."""
+        used (not for a zero or non-finite query); ``dead``: the rows never to choose, as
+        indexes or a boolean mask (their products count as -inf: they may fill a top only where
+        too few others are left)."""
         import numpy as np
 
         self.mat, self.want, self.dead = mat, want, dead

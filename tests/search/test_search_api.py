@@ -476,3 +476,75 @@ def test_a_search_confined_to_scopes_refreshes_only_those(store: Store, monkeypa
     assert not index_mod._auto_full(store, lex2, True, ["ana"])
     assert index_mod._auto_full(store, lex2, True, ["ana", "bob"])  # bob's was never scanned here
     lex2.close()
+
+
+def test_filtered_vector_search_is_the_exact_filtered_top(store: Store) -> None:
+    """With --kind, --tag, --status, --as-of or --known-at, the vector arm chooses among the rows
+    the filters accept (index.vfilter): its hits are the best of the matching records, never
+    fewer than k when k match, though the rows nearest the query fail the filter; a change of a
+    record's status or kind after a search, and records added since the build, are seen."""
+    import datetime as dt
+
+    import numpy as np
+
+    from mem.format.store import RecordFilter
+
+    attach(store)
+    kinds = ["note", "fact", "decision"]
+    for i in range(240):
+        kind = "note" if i % 12 else kinds[(i // 12) % 3]  # notes are most of the records
+        store.add(f"coffee and tea number {i} " + ("river " * (i % 7)), scope=("ana", "bob")[i % 2], kind=kind,
+                  tags=["t1"] if i % 5 == 0 else [], status="candidate" if i % 9 == 0 else "active",
+                  valid_from="2020-01-01" if i % 4 == 0 else None)
+    s = open_searcher(store)
+    s.search("warm up", mode="vector")
+    rebuild(store)  # the records so far in the main rows; later ones in the delta
+    s = open_searcher(store)
+    extra = [store.add(f"decision coffee late {i}", scope="ana", kind="decision") for i in range(3)]
+    emb = s.embedder()
+
+    def expect(query: str, k: int, **kw: Any) -> tuple[list[str], list[float]]:
+        """The best k matching records by cosine alone (the vector arm's order), and their cosines."""
+        flt = RecordFilter(**kw)
+        recs = [r for r in store.iter_records() if flt.matches(r)]
+        qv = emb.embed([query])[0]
+        sims = emb.embed([r.content for r in recs]) @ qv
+        order = sorted(range(len(recs)), key=lambda j: (-float(sims[j]), recs[j].id))[:k]
+        return [recs[j].id for j in order], [float(sims[j]) for j in order]
+
+    def arm(query: str, k: int, **kw: Any) -> tuple[list[str], list[float]]:
+        """The vector arm's top k with the search's masks."""
+        flt = RecordFilter(**kw)
+        lex, vec = s._lexical([]), s._vectors(s._lexical([]))
+        keep, dkeep = s._vector_masks(lex, vec, store.scopes(), flt)
+        hits = vec.search(emb.embed([query])[0], store.scopes(), k, use_graph=True, keep=keep, delta_keep=dkeep)
+        return [h.id for h in hits], [h.similarity for h in hits]
+
+    cases: list[dict[str, Any]] = [
+        {"kinds": ["decision"]}, {"kinds": ["fact"], "tags": ["t1"]}, {"statuses": ["candidate"]},
+        {"tags": ["t1"]}, {"as_of": dt.datetime(2019, 6, 1, tzinfo=dt.UTC)},
+        {"known_at": dt.datetime(2100, 1, 1, tzinfo=dt.UTC), "kinds": ["fact"]},
+    ]
+    for kw in cases:
+        flt = RecordFilter(**kw)
+        matching = {r.id for r in store.iter_records() if flt.matches(r)}
+        for k in (3, 10, 40):
+            got_ids, got_sims = arm("coffee river", k, **kw)
+            want_ids, want_sims = expect("coffee river", k, **kw)
+            np.testing.assert_allclose(got_sims, want_sims, atol=1e-6, err_msg=str(kw))
+            cut = want_sims[-1] + 1e-5 if want_sims else 0.0  # above the kth by more than rounding: the same rows
+            assert {i for i, v in zip(got_ids, got_sims, strict=True) if v > cut} == \
+                {i for i, v in zip(want_ids, want_sims, strict=True) if v > cut}, kw
+            assert set(got_ids) <= matching, kw
+            for mode in ("vector", "hybrid"):
+                hits = s.search("coffee river", mode=mode, k=k, **kw).hits
+                assert len(hits) == min(k, len(matching)) and {h.id for h in hits} <= matching, (kw, mode)
+    assert {h.id for h in s.search("decision coffee late", mode="vector", k=30, kinds=["decision"]).hits} \
+        >= {r.id for r in extra}  # records added since the build (delta rows)
+    # a kind changed after a search: the next search's masks follow the state
+    target = expect("coffee river", 1, kinds=["note"])[0][0]
+    store.update(target, kind="decision")
+    assert target in arm("coffee river", 3, kinds=["decision"])[0]
+    assert target not in arm("coffee river", 40, kinds=["note"])[0]
+    assert target in {h.id for h in s.search("coffee river", mode="vector", k=40, kinds=["decision"]).hits}
+    assert s.search("coffee", mode="vector", k=5, statuses=["rejected"]).hits == []
