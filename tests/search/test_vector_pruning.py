@@ -291,6 +291,18 @@ def _build(tmp: Path, name: str, per_scope: dict[str, list[tuple[str, str, np.nd
     return VectorIndex(tmp, m)
 
 
+def _churn(vec: VectorIndex, live: dict[str, dict[str, tuple[str, np.ndarray]]], dead: list[tuple[str, str]],
+           adds: list[tuple[str, str, str, np.ndarray]]) -> None:
+    """Drop ``dead`` from ``vec`` and add ``adds`` (delta rows), keeping ``live`` (scope: id:
+    (digest, row)) what the index holds (a dropped id with no row changes nothing)."""
+    vec.drop(dead)
+    for sc, rid in dead:
+        live[sc].pop(rid, None)
+    vec.add(adds)
+    for sc, rid, dg, row in adds:
+        live[sc][rid] = (dg, row)
+
+
 def _expected(per_scope: dict[str, list[tuple[str, str, np.ndarray]]], scopes: list[str], q: np.ndarray,
               k: int) -> list[float]:
     sims = [float(v @ q) for sc in scopes for _i, _d, v in per_scope[sc]]
@@ -488,13 +500,8 @@ def test_search_merges_scopes_like_a_full_sort(tmp_path_factory: pytest.TempPath
     vec = _build(tmp, "vectors-m", per_scope, quant_min_rows=100)
     live = {sc: {rid: (dg, row) for rid, dg, row in items} for sc, items in per_scope.items()}
     dead = [("ana", per_scope["ana"][i][0]) for i in rng.choice(300, n_dead, replace=False)]
-    vec.drop(dead + [("ana", f"ana-gone{i}") for i in range(n_ghost)])  # ghosts: ids of no main row
-    for sc, rid in dead:
-        del live[sc][rid]
     adds = [("bob", f"bob-new{i}", f"n{i}", _unit(rng.standard_normal(48)).astype(np.float32)) for i in range(n_delta)]
-    vec.add(adds)
-    for sc, rid, dg, row in adds:
-        live[sc][rid] = (dg, row)
+    _churn(vec, live, dead + [("ana", f"ana-gone{i}") for i in range(n_ghost)], adds)  # ghosts: ids of no main row
     q = per_scope["ana"][0][2] if dup else _unit(rng.standard_normal(48)).astype(np.float32)
     scopes = ["ana", "bob", "cy"]
     # each scope's exact top is of k rows, its dead main rows left out of it (the ghosts, naming
@@ -539,13 +546,8 @@ def test_many_small_scopes_are_one_stacked_product(tmp_path_factory: pytest.Temp
     live = {sc: {rid: (dg, row) for rid, dg, row in items} for sc, items in per_scope.items()}
     all_rows = [(sc, items[i][0]) for sc, items in per_scope.items() for i in range(len(items))]
     dead = [all_rows[i] for i in rng.choice(len(all_rows), min(n_dead, len(all_rows)), replace=False)]
-    vec.drop(dead)
-    for sc, rid in dead:
-        del live[sc][rid]
     adds = [("s01", f"s01-new{i}", f"n{i}", _unit(rng.standard_normal(48)).astype(np.float32)) for i in range(n_delta)]
-    vec.add(adds)
-    for sc, rid, dg, row in adds:
-        live[sc][rid] = (dg, row)
+    _churn(vec, live, dead, adds)
     q = per_scope["s00"][0][2] if dup else _unit(rng.standard_normal(48)).astype(np.float32)
     everything = list(per_scope)
     some = everything[::2]
