@@ -361,3 +361,31 @@ def test_row_lookup_builds_the_map_after_many_searches(tmp_path: Path, monkeypat
     m = vectors._ScopeMain(tmp_path, "s")
     assert [m.find(i) for i in ids[:3]] == [0, 1, 2] and m._pos is None  # binary searches
     assert m.find(ids[4]) == 4 and m._pos is not None and m.find("nope") is None  # then the map
+
+
+def test_pointer_cache_gives_what_the_file_says(tmp_path: Path) -> None:
+    """A long-lived searcher's pointer reads (``PointerCache``): the manifest of the bytes on disk
+    at every read, a replaced file seen at once (even of the same size, within the same clock
+    tick), a copy each time, and a damaged file an error as ``read_pointer`` gives."""
+    from mem.format.errors import IndexUnavailableError
+    from mem.format.index.common import PointerCache, read_pointer, write_pointer
+
+    (tmp_path / "gen-aaaa").mkdir()
+    (tmp_path / "gen-bbbb").mkdir()
+    cache = PointerCache()
+    assert cache.read(tmp_path, "p.json", "k") is None and cache.generation(tmp_path, "p.json") is None
+    for gen in ("gen-aaaa", "gen-bbbb", "gen-aaaa"):  # same size each time, written back to back
+        write_pointer(tmp_path, "p.json", {"kind": "k", "version": 1, "generation": gen, "scopes": {"a": 1}})
+        got = cache.read(tmp_path, "p.json", "k")
+        assert got == read_pointer(tmp_path, "p.json", "k") and got is not None and got["generation"] == gen
+        assert cache.generation(tmp_path, "p.json") == gen
+        got["generation"] = "changed by a caller"
+        again = cache.read(tmp_path, "p.json", "k")
+        assert again is not None and again["generation"] == gen
+    (tmp_path / "p.json").write_text("{not json")
+    with pytest.raises(IndexUnavailableError):
+        cache.read(tmp_path, "p.json", "k")
+    assert cache.generation(tmp_path, "p.json") is None
+    write_pointer(tmp_path, "p.json", {"kind": "k", "version": 1, "generation": "gen-cccc"})
+    with pytest.raises(IndexUnavailableError, match="missing"):  # a generation folder that is gone
+        cache.read(tmp_path, "p.json", "k")
