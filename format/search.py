@@ -136,7 +136,7 @@ class Searcher:
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
         self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
         self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
-        self._pointers = PointerCache()  # the index pointers, parsed again only when replaced
+        self._pointers = PointerCache()  # the index pointers, parsed again only when their bytes change
         #: _vector_masks: (generations, state version, state seq, {scope: Columns}) read so far
         self._columns: tuple[Any, int, int, dict[str, Any]] = (None, 0, 0, {})
         self._idf: tuple[Any, dict[str, float]] = (None, {})
