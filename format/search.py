@@ -529,9 +529,10 @@ class Searcher:
                       ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Per scope, the main and the delta vector rows ``flt`` may accept (``index.vfilter``):
         the main rows' from the state's columns, read once per pair of generations and kept
-        current with the state's rows changed since (by their ``seq``); the delta rows' from
+        current with the state's rows changed since (by their ``seq``), or, for a one-shot
+        searcher, selected by SQLite for this search alone (``direct_keep``); the delta rows' from
         their state rows (``vfilter.delta_keep``)."""
-        from .index.vfilter import Columns
+        from .index.vfilter import Columns, direct_keep
         from .index.vfilter import delta_keep as delta_mask
 
         gens, ver = (vec.generation, lex.generation), lex.state_version()
@@ -554,10 +555,13 @@ class Searcher:
         delta_keep: dict[str, Any] = {}
         for scope in scopes:
             if vec.exact_rows(scope, self.long_lived):
-                got = cols.get(scope)
-                if got is None:  # read after the seq noted: a change between is applied twice, harmlessly
-                    got = cols[scope] = Columns(lex, vec, scope)
-                keep[scope] = got.keep(flt)
+                if not self.long_lived:  # one search: selected by SQLite, not every row's columns read
+                    keep[scope] = direct_keep(lex, vec, scope, flt)
+                else:
+                    got = cols.get(scope)
+                    if got is None:  # read after the seq noted: a change between is applied twice, harmlessly
+                        got = cols[scope] = Columns(lex, vec, scope)
+                    keep[scope] = got.keep(flt)
             ids = vec.delta_ids(scope)
             if ids:
                 delta_keep[scope] = delta_mask(lex, scope, ids, flt)

@@ -140,6 +140,52 @@ class Columns:
         return ok | ~self.known
 
 
+_UNDESCRIBED = ("kind IS NULL OR status IS NULL OR tags IS NULL OR valid_from_ms IS NULL OR valid_to_ms IS NULL "
+                "OR recorded_ms IS NULL")
+
+
+def direct_keep(lex: LexicalIndex, vec: VectorIndex, scope: str, flt: RecordFilter) -> Any:
+    """``Columns(...).keep(flt)`` for one search, without reading every row into Python: SQLite
+    selects the rows that may pass (and those the state does not describe fully), and their tags
+    are tested here. For a one-shot search, which would read the columns of every row for one use
+    (0.4-0.6 s at 100k records). A main row of another version than the state's, or of a record
+    the state no longer holds, is left out here and kept by ``Columns``: such a row is dead
+    (``VectorIndex.drop``), left out either way."""
+    import numpy as np
+
+    m = vec.main(scope)
+    rows = m.rows
+    conds: list[str] = []
+    params: list[Any] = []
+    for column, values in (("kind", flt.kinds), ("status", list(flt.effective_statuses()))):
+        if values is not None:
+            conds.append(f"{column} IN ({','.join('?' * len(values))})" if values else "0")
+            params += list(values)
+    if flt.as_of is not None:
+        lo = epoch_ms(flt.as_of)
+        conds.append("(valid_from_ms = -1 OR valid_from_ms <= ?) AND (valid_to_ms = -1 OR valid_to_ms > ?)")
+        params += [lo + 1, lo]
+    if flt.known_at is not None:
+        conds.append("recorded_ms <= ?")
+        params.append(epoch_ms(flt.known_at) + 1)
+    keep = np.zeros(len(rows), dtype=bool)
+    for rid, dg, tags, undescribed in lex.db.execute(
+            f"SELECT id, digest, tags, {_UNDESCRIBED} FROM records "
+            f"WHERE scope=? AND (({' AND '.join(conds)}) OR {_UNDESCRIBED})", [scope, *params]):
+        i = m.find(rid)
+        if i is None:
+            continue
+        if flt.tags and not undescribed and rows[i][1] == dg:
+            try:
+                tg = () if tags == "[]" else tuple(json.loads(tags))
+            except (ValueError, TypeError):
+                tg = None  # unreadable: kept
+            if tg is not None and not all(t in tg for t in flt.tags):
+                continue
+        keep[i] = True
+    return keep
+
+
 def delta_keep(lex: LexicalIndex, scope: str, ids: list[str], flt: RecordFilter) -> Any:
     """The mask of a scope's delta rows (``ids``) that ``flt`` may accept, from their state rows
     as read (``LexicalIndex._meta_rows``): a row not described fully is kept."""
@@ -168,4 +214,4 @@ def delta_keep(lex: LexicalIndex, scope: str, ids: list[str], flt: RecordFilter)
     return out
 
 
-__all__ = ["Columns", "delta_keep", "filtered"]
+__all__ = ["Columns", "delta_keep", "direct_keep", "filtered"]

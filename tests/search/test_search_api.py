@@ -541,6 +541,20 @@ def test_filtered_vector_search_is_the_exact_filtered_top(store: Store) -> None:
                 assert len(hits) == min(k, len(matching)) and {h.id for h in hits} <= matching, (kw, mode)
     assert {h.id for h in s.search("decision coffee late", mode="vector", k=30, kinds=["decision"]).hits} \
         >= {r.id for r in extra}  # records added since the build (delta rows)
+    # a one-shot searcher's masks, selected by SQLite, are the long-lived one's, and so are its hits
+    from mem.format.index.vfilter import Columns, direct_keep
+    from mem.format.search import Searcher
+
+    lex, vec = s._lexical([]), s._vectors(s._lexical([]))
+    one_shot = Searcher(store, long_lived=False)
+    for kw in cases:
+        flt = RecordFilter(**kw)
+        for scope in store.scopes():
+            np.testing.assert_array_equal(direct_keep(lex, vec, scope, flt), Columns(lex, vec, scope).keep(flt))
+        for mode in ("vector", "hybrid"):
+            assert [h.id for h in one_shot.search("coffee river", mode=mode, k=10, **kw).hits] == \
+                [h.id for h in s.search("coffee river", mode=mode, k=10, **kw).hits], (kw, mode)
+    one_shot.close()
     # a kind changed after a search: the next search's masks follow the state
     target = expect("coffee river", 1, kinds=["note"])[0][0]
     store.update(target, kind="decision")
