@@ -123,6 +123,7 @@ class Searcher:
     ) -> None:
         from .index import attach
         from .index.common import PointerCache
+        from .index.vfilter import ColumnSet
 
         self.store = store
         attach(store)
@@ -137,8 +138,7 @@ class Searcher:
         self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
         self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
         self._pointers = PointerCache()  # the index pointers, parsed again only when their bytes change
-        #: _vector_masks: (generations, state version, state seq, {scope: Columns}) read so far
-        self._columns: tuple[Any, int, int, dict[str, Any]] = (None, 0, 0, {})
+        self._columns = ColumnSet()  # _vector_masks: the state's columns of the scopes filtered so far
         self._idf: tuple[Any, dict[str, float]] = (None, {})
         self._records = str(store.records_dir)
         self._pool: ThreadPoolExecutor | None = None
@@ -528,44 +528,23 @@ class Searcher:
     def _vector_masks(self, lex: LexicalIndex, vec: VectorIndex, scopes: Sequence[str], flt: RecordFilter,
                       ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Per scope, the main and the delta vector rows ``flt`` may accept (``index.vfilter``):
-        the main rows' from the state's columns, read once per pair of generations and kept
-        current with the state's rows changed since (by their ``seq``), or, for a one-shot
-        searcher, selected by SQLite for this search alone (``direct_keep``); the delta rows' from
-        their state rows (``vfilter.delta_keep``)."""
-        from .index.vfilter import Columns, direct_keep
-        from .index.vfilter import delta_keep as delta_mask
+        the main rows' from the state's columns kept by a long-lived searcher (``ColumnSet``), or
+        selected by SQLite for a one-shot search alone (``direct_keep``); the delta rows' from
+        their state rows (``delta_keep``)."""
+        from .index.vfilter import delta_keep, direct_keep
 
-        gens, ver = (vec.generation, lex.generation), lex.state_version()
-        if self._columns[0] != gens:
-            self._columns = (gens, ver, lex.max_seq(), {})
-        _g, seen_ver, seq, cols = self._columns
-        if ver != seen_ver:  # the state changed: apply its rows changed since (their seq is higher)
-            now = lex.max_seq()
-            if cols and now > seq:
-                changed: dict[str, list[tuple[Any, ...]]] = {}
-                for scope, *row in lex.db.execute(
-                        "SELECT scope, id, digest, kind, status, tags, valid_from_ms, valid_to_ms, recorded_ms "
-                        "FROM records WHERE seq > ?", (seq,)):
-                    changed.setdefault(scope, []).append(tuple(row))
-                for scope, rows in changed.items():
-                    if scope in cols:
-                        cols[scope].update(rows)
-            self._columns = (gens, ver, now, cols)
+        if self.long_lived:
+            self._columns.sync(lex, vec)
         keep: dict[str, Any] = {}
-        delta_keep: dict[str, Any] = {}
+        deltas: dict[str, Any] = {}
         for scope in scopes:
             if vec.exact_rows(scope, self.long_lived):
-                if not self.long_lived:  # one search: selected by SQLite, not every row's columns read
-                    keep[scope] = direct_keep(lex, vec, scope, flt)
-                else:
-                    got = cols.get(scope)
-                    if got is None:  # read after the seq noted: a change between is applied twice, harmlessly
-                        got = cols[scope] = Columns(lex, vec, scope)
-                    keep[scope] = got.keep(flt)
+                keep[scope] = (self._columns.keep(lex, vec, scope, flt) if self.long_lived
+                               else direct_keep(lex, vec, scope, flt))
             ids = vec.delta_ids(scope)
             if ids:
-                delta_keep[scope] = delta_mask(lex, scope, ids, flt)
-        return keep, delta_keep
+                deltas[scope] = delta_keep(lex, scope, ids, flt)
+        return keep, deltas
 
     def _coverage(self, weights: dict[str, float], rec: Record, digest: str) -> float:
         """The query-term coverage of ``rec`` (its terms cached per content digest)."""

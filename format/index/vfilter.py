@@ -10,8 +10,9 @@ A mask is a superset of what the filter accepts: a row the lexical state does no
 fully (an older mem's row, another version of the record than the vector's) is kept, and
 ``superseded_at`` (which ``--known-at`` also tests) is not in the state. Every hit is still
 checked against the filter itself (``Searcher._views``, ``_fuse``). The default statuses of an
-unfiltered search are not masked: they reject few rows, and the masks cost a read of the state
-after each change to it (about 0.1 s per 60,000 rows).
+unfiltered search are not masked: they reject few rows, and a long-lived searcher's first masks
+read every row's columns (0.4-0.6 s at 100k records; ``ColumnSet``), a one-shot search's an SQL
+selection of the rows that may pass (``direct_keep``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def filtered(flt: RecordFilter) -> bool:
 class Columns:
     """What the lexical state says of each main vector row of one scope (kind, status, tags,
     times), aligned with the rows; ``known`` is False where it says nothing certain. Read in one
-    query per scope, once per state of the index (``Searcher._vector_masks``)."""
+    query per scope, then kept current by ``update`` (``ColumnSet``)."""
 
     def __init__(self, lex: LexicalIndex, vec: VectorIndex, scope: str) -> None:
         import numpy as np
@@ -144,17 +145,9 @@ _UNDESCRIBED = ("kind IS NULL OR status IS NULL OR tags IS NULL OR valid_from_ms
                 "OR recorded_ms IS NULL")
 
 
-def direct_keep(lex: LexicalIndex, vec: VectorIndex, scope: str, flt: RecordFilter) -> Any:
-    """``Columns(...).keep(flt)`` for one search, without reading every row into Python: SQLite
-    selects the rows that may pass (and those the state does not describe fully), and their tags
-    are tested here. For a one-shot search, which would read the columns of every row for one use
-    (0.4-0.6 s at 100k records). A main row of another version than the state's, or of a record
-    the state no longer holds, is left out here and kept by ``Columns``: such a row is dead
-    (``VectorIndex.drop``), left out either way."""
-    import numpy as np
-
-    m = vec.main(scope)
-    rows = m.rows
+def _passing(flt: RecordFilter) -> tuple[str, list[Any]]:
+    """An SQL condition on a state row true when its kind, status and times may pass ``flt``
+    (``Columns.keep``'s tests, the same milliseconds either side), and its parameters."""
     conds: list[str] = []
     params: list[Any] = []
     for column, values in (("kind", flt.kinds), ("status", list(flt.effective_statuses()))):
@@ -168,50 +161,99 @@ def direct_keep(lex: LexicalIndex, vec: VectorIndex, scope: str, flt: RecordFilt
     if flt.known_at is not None:
         conds.append("recorded_ms <= ?")
         params.append(epoch_ms(flt.known_at) + 1)
+    return " AND ".join(conds), params
+
+
+def _tags_pass(flt: RecordFilter, tags: str) -> bool:
+    """Whether a state row's tags (JSON) hold all of ``flt``'s (unreadable tags: kept)."""
+    if not flt.tags:
+        return True
+    try:
+        got = () if tags == "[]" else tuple(json.loads(tags))
+    except (ValueError, TypeError):
+        return True
+    return all(t in got for t in flt.tags)
+
+
+def direct_keep(lex: LexicalIndex, vec: VectorIndex, scope: str, flt: RecordFilter) -> Any:
+    """``Columns(...).keep(flt)`` for one search, without reading every row into Python: SQLite
+    selects the rows that may pass (and those the state does not describe fully), and their tags
+    are tested here. For a one-shot search, which would read the columns of every row for one use
+    (0.4-0.6 s at 100k records). A main row of another version than the state's, or of a record
+    the state no longer holds, is left out here and kept by ``Columns``: such a row is dead
+    (``VectorIndex.drop``), left out either way."""
+    import numpy as np
+
+    m = vec.main(scope)
+    rows = m.rows
+    cond, params = _passing(flt)
     keep = np.zeros(len(rows), dtype=bool)
     for rid, dg, tags, undescribed in lex.db.execute(
-            f"SELECT id, digest, tags, {_UNDESCRIBED} FROM records "
-            f"WHERE scope=? AND (({' AND '.join(conds)}) OR {_UNDESCRIBED})", [scope, *params]):
+            f"SELECT id, digest, tags, {_UNDESCRIBED} FROM records WHERE scope=? AND (({cond}) OR {_UNDESCRIBED})",
+            [scope, *params]):
         i = m.find(rid)
-        if i is None:
-            continue
-        if flt.tags and not undescribed and rows[i][1] == dg:
-            try:
-                tg = () if tags == "[]" else tuple(json.loads(tags))
-            except (ValueError, TypeError):
-                tg = None  # unreadable: kept
-            if tg is not None and not all(t in tg for t in flt.tags):
-                continue
-        keep[i] = True
+        if i is not None:
+            keep[i] = bool(undescribed) or rows[i][1] != dg or _tags_pass(flt, tags)
     return keep
 
 
 def delta_keep(lex: LexicalIndex, scope: str, ids: list[str], flt: RecordFilter) -> Any:
-    """The mask of a scope's delta rows (``ids``) that ``flt`` may accept, from their state rows
-    as read (``LexicalIndex._meta_rows``): a row not described fully is kept."""
+    """The mask of a scope's delta rows (``ids``) that ``flt`` may accept, by the same tests as
+    ``direct_keep``, on their state rows read by id: a row the state does not hold or describe
+    fully is kept."""
     import numpy as np
 
-    got = {rid: row for _s, rid, *row in lex._meta_rows([(scope, rid) for rid in ids])}
-    lo_as_of = None if flt.as_of is None else epoch_ms(flt.as_of)
-    hi_known = None if flt.known_at is None else epoch_ms(flt.known_at) + 1
-    statuses = set(flt.effective_statuses())
+    cond, params = _passing(flt)
+    at = {rid: j for j, rid in enumerate(ids)}
     out = np.ones(len(ids), dtype=bool)
-    for j, rid in enumerate(ids):
-        row = got.get(rid)
-        if row is None:
-            continue
-        _mt, _sz, _dg, kind, status, tags, _conf, rec, vf, vt = row
-        if kind is None or status is None or tags is None or rec is None or vf is None or vt is None:
-            continue
-        try:
-            tg = () if tags == "[]" else tuple(json.loads(tags))
-        except (ValueError, TypeError):
-            continue
-        out[j] = (flt.kinds is None or kind in flt.kinds) and status in statuses \
-            and all(t in tg for t in flt.tags or ()) \
-            and (lo_as_of is None or ((vf == -1 or vf <= lo_as_of + 1) and (vt == -1 or vt > lo_as_of))) \
-            and (hi_known is None or rec <= hi_known)
+    for a in range(0, len(ids), 500):  # under SQLite's bound-parameter limit
+        part = ids[a:a + 500]
+        for rid, tags, may, undescribed in lex.db.execute(
+                f"SELECT id, tags, ({cond}), {_UNDESCRIBED} FROM records "
+                f"WHERE scope=? AND id IN ({','.join('?' * len(part))})", [*params, scope, *part]):
+            out[at[rid]] = bool(undescribed) or (bool(may) and _tags_pass(flt, tags))
     return out
 
 
-__all__ = ["Columns", "delta_keep", "direct_keep", "filtered"]
+class ColumnSet:
+    """A long-lived searcher's ``Columns`` of the scopes it has filtered, for one pair of
+    generations (lexical, vector): each read once, then kept current with the state rows changed
+    since (their ``seq``) at every ``sync``."""
+
+    def __init__(self) -> None:
+        self._gens: tuple[str, str] | None = None
+        self._version = 0
+        self._seq = 0
+        self._cols: dict[str, Columns] = {}
+
+    def sync(self, lex: LexicalIndex, vec: VectorIndex) -> None:
+        """Before a search's masks: start over for other generations, else apply the state's
+        changed rows."""
+        gens, version = (vec.generation, lex.generation), lex.state_version()
+        if gens != self._gens:
+            self._gens, self._version, self._seq, self._cols = gens, version, lex.max_seq(), {}
+            return
+        if version == self._version:
+            return
+        now = lex.max_seq()
+        if self._cols and now > self._seq:
+            changed: dict[str, list[tuple[Any, ...]]] = {}
+            for scope, *row in lex.db.execute(
+                    "SELECT scope, id, digest, kind, status, tags, valid_from_ms, valid_to_ms, recorded_ms "
+                    "FROM records WHERE seq > ?", (self._seq,)):
+                changed.setdefault(scope, []).append(tuple(row))
+            for scope, rows in changed.items():
+                if scope in self._cols:
+                    self._cols[scope].update(rows)
+        self._version, self._seq = version, now
+
+    def keep(self, lex: LexicalIndex, vec: VectorIndex, scope: str, flt: RecordFilter) -> Any:
+        """``Columns.keep`` of ``scope`` (read after the seq noted by ``sync``: a change between
+        is applied twice, harmlessly)."""
+        got = self._cols.get(scope)
+        if got is None:
+            got = self._cols[scope] = Columns(lex, vec, scope)
+        return got.keep(flt)
+
+
+__all__ = ["ColumnSet", "Columns", "delta_keep", "direct_keep", "filtered"]
