@@ -222,17 +222,15 @@ def _read_small_matrix(path: Path, shape: tuple[int, int]) -> Any:
     return np.frombuffer(data, dtype="<f4", offset=len(want)).reshape(shape)
 
 
-def read_rows(data: bytes, fixed_min: int | None = None) -> Sequence[tuple[str, str]]:
+def read_rows(data: bytes) -> Sequence[tuple[str, str]]:
     """The rows of a ``<scope>.rows`` file's bytes: exactly what ``json.loads`` gives, as
-    (id, digest) pairs. A file of ``fixed_min`` rows or more of the layout ``build_vectors``
+    (id, digest) pairs. A file of ``_FIXED_ROWS_MIN`` rows or more of the layout ``build_vectors``
     writes is checked in place (every byte outside the ids and digests as written, nothing that
     JSON would read otherwise: no escape, no control character, no non-ASCII byte) and read by
     offset; any other file is parsed. Raises ValueError or TypeError for a file that is not a
-    list of [id, digest] strings (``fixed_min`` None: ``_FIXED_ROWS_MIN``)."""
+    list of [id, digest] strings."""
     n, rem = divmod(len(data), _ROW_BYTES)
-    if fixed_min is None:
-        fixed_min = _FIXED_ROWS_MIN
-    if not rem and n >= max(1, fixed_min) and data[:1] == b"[" and data[-1:] == b"]" and data.isascii() \
+    if not rem and n >= max(1, _FIXED_ROWS_MIN) and data[:1] == b"[" and data[-1:] == b"]" and data.isascii() \
             and b"\\" not in data and data.count(b'"') == 4 * n:
         import numpy as np
 
@@ -412,7 +410,6 @@ class VectorIndex:
         self._cache_version: int | None = None
         self._delta: dict[str, dict[str, tuple[str, Any]]] = {}
         self._dead: dict[str, set[str]] = {}
-        self._dead_counts: dict[str, int] = {}  # scope: dead entries with a main row (_dead_rows)
         self._layouts: dict[tuple[str, bool], tuple[int, Any, Any, Quantized | None]] = {}  # _layout
         self._stacks: dict[tuple[str, ...], tuple[Any, Any]] = {}  # _stack
         self._delta_stacks: dict[str, tuple[list[str], list[str], Any]] = {}  # _delta_stack
@@ -464,7 +461,6 @@ class VectorIndex:
         for scope, rid in self.db.execute("SELECT scope, id FROM dead"):
             dead.setdefault(scope, set()).add(rid)
         self._delta, self._dead, self._cache_version = delta, dead, ver
-        self._dead_counts = {}
         self._delta_stacks = {}
         self._dead_idx = {}
 
@@ -483,14 +479,8 @@ class VectorIndex:
     def _dead_rows(self, scope: str) -> int:
         """How many of the scope's main rows are dead (its dead entries may also name ids with no
         main row: ``drop`` does not look); the caller has run ``_refresh_cache``."""
-        dead = self._dead.get(scope)
-        if not dead:
-            return 0
-        got = self._dead_counts.get(scope)
-        if got is None:
-            m = self.main(scope)
-            got = self._dead_counts[scope] = sum(1 for rid in dead if m.find(rid) is not None)
-        return got
+        idx = self._dead_index(scope)
+        return 0 if idx is None else len(idx)
 
     def valid_digests(self, scope: str) -> dict[str, str]:
         self._refresh_cache()

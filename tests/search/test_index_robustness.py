@@ -283,10 +283,12 @@ def _as_json(data: bytes) -> object:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_ID, _DIGEST), max_size=40))
 def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> None:
+    from mem.format.index import vectors
     from mem.format.index.vectors import FixedRows, read_rows
 
     data = json.dumps([[i, d] for i, d in rows]).encode()  # as build_vectors writes them
-    got = read_rows(data, fixed_min=1)
+    with mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):  # read by offset, however few
+        got = read_rows(data)
     assert isinstance(got, FixedRows) == bool(rows)
     small = read_rows(data)  # fewer rows than _FIXED_ROWS_MIN: parsed as JSON, the same rows
     assert not isinstance(small, FixedRows) and list(small) == rows
@@ -302,6 +304,7 @@ def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> N
 def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[str, str]], data: st.DataObject) -> None:
     """A byte changed (or cut out) anywhere: the fast reading gives what json gives, or the
     file is refused as json would refuse it; never other rows."""
+    from mem.format.index import vectors
     from mem.format.index.vectors import read_rows
 
     raw = bytearray(json.dumps([[i, d] for i, d in rows]).encode())
@@ -313,10 +316,11 @@ def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[
     try:
         want = _as_json(bytes(raw))
     except (ValueError, TypeError, AssertionError, UnicodeDecodeError):
-        with pytest.raises((ValueError, TypeError)):
-            read_rows(bytes(raw), fixed_min=1)
+        with pytest.raises((ValueError, TypeError)), mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):
+            read_rows(bytes(raw))
         return
-    assert list(read_rows(bytes(raw), fixed_min=1)) == want
+    with mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):  # read by offset, however few
+        assert list(read_rows(bytes(raw))) == want
 
 
 def test_a_rows_file_of_another_layout_is_parsed() -> None:
