@@ -24,6 +24,7 @@ from ..errors import MemError, RecordParseError
 # file). Both are defined once, by the lean read path that must agree with them.
 from ..lexfast import FULL_SCAN_MAX_DOCS as FULL_SCAN_MAX_DOCS
 from ..lexfast import PENDING_FILE as PENDING_FILE
+from ..lexfast import scan_scope
 from ..record import Record, read_record_file
 from .common import (
     LEXICAL_KIND,
@@ -133,13 +134,6 @@ def _read_checked(path: Path, scope: str, rid: str) -> Record:
     return rec
 
 
-def _scan_scope(d: Path) -> Iterable[tuple[str, Path, os.stat_result]]:
-    """(id, path, stat) of the record files of one scope directory (no symlinks): the rule of
-    the lean read path (lexfast.scan_scope), which must see the same files."""
-    from ..lexfast import scan_scope
-
-    for rid, st in scan_scope(str(d)):
-        yield rid, d / f"{rid}.md", st
 
 
 def _scope_dirs(store: Store, only: Iterable[str] | None = None) -> dict[str, int]:
@@ -201,13 +195,17 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
         seen: set[str] = set()
         tomb = store.tombstones.load(s).ids
         changed_here = False
-        for rid, path, fst in _scan_scope(store.records_dir / s):
+        d = store.records_dir / s
+        # the record files as the lean read path sees them (lexfast.scan_scope: the same rule);
+        # a Path is made only for a file read (100,000 of them cost 0.5 s in a full scan)
+        for rid, fst in scan_scope(str(d)):
             if rid in tomb:
                 continue
             seen.add(rid)
             known = state.get(rid)
             if known is not None and known.mtime_ns == fst.st_mtime_ns and known.size == fst.st_size:
                 continue
+            path = d / f"{rid}.md"
             try:
                 rec = _read_fields(path, s, rid)
             except (RecordParseError, FileNotFoundError) as exc:
