@@ -54,11 +54,13 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="Print a JSON array of records.")] = False,
     ) -> None:
         """List records, newest first."""
+        from mem.format.listing import newest
+
         from .render import print_records_table
 
         store = open_store()
         flt = build_filter(scope, kind, status, tag, as_of, known_at)
-        records = store.list(flt, limit=limit)
+        records = newest(store, flt, limit)
         if json_out:
             emit_json([r.to_dict() for r in records])
         else:

@@ -774,7 +774,7 @@ class Searcher:
         candidate of a ``known_at`` search (which needs ``superseded_at``), is read from its
         file, as every candidate once was.
         """
-        from .index.lexical import DocFields
+        from .index.lexical import DocFields, meta_matches
 
         keys = [key for key in dict.fromkeys(keys) if key not in views]
         if not keys:
@@ -801,7 +801,7 @@ class Searcher:
                     views[key] = _FILTERED
                 else:
                     views[key] = (digest, rec, None, None)
-            elif not self._meta_matches(flt, scope, rid, m):
+            elif not meta_matches(flt, scope, rid, m):
                 views[key] = _FILTERED
             else:
                 views[key] = (m.digest, None, m, None)
@@ -826,20 +826,6 @@ class Searcher:
                 have = tomb[""] = self.store.tombstones.scopes_with_files()
             ids_ = tomb[scope] = self.store.tombstones.load(scope).ids if scope in have else ()
         return rid in ids_
-
-    @staticmethod
-    def _meta_matches(flt: RecordFilter, scope: str, rid: str, m: Any) -> bool:
-        """RecordFilter.matches on what the index state says (never with ``known_at``, see
-        ``_views``; a search sets no ``recorded_after`` or ``recorded_before``)."""
-        if flt.scopes is not None and scope not in flt.scopes:
-            return False
-        vf = vt = None
-        if flt.as_of is not None:  # -1: none
-            from .timeutil import from_epoch_ms
-
-            vf = None if m.valid_from_ms == -1 else from_epoch_ms(m.valid_from_ms)
-            vt = None if m.valid_to_ms == -1 else from_epoch_ms(m.valid_to_ms)
-        return flt.matches_fields(rid, m.kind, m.status, m.tags, vf, vt)
 
     def _presence(self, lex: LexicalIndex, weights: dict[str, float], wanted: list[tuple[tuple[str, str], str]],
                   ) -> tuple[dict[tuple[str, str], frozenset[str]], set[tuple[str, str]]]:

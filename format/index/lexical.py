@@ -41,6 +41,8 @@ from .common import (
 if TYPE_CHECKING:
     import sqlite3
 
+    from ..store import RecordFilter
+
 WRITER_HEAP = 64 * 1024 * 1024
 
 
@@ -273,6 +275,23 @@ class DocMeta(NamedTuple):
         """What the state keeps of ``f``, read from a file of this mtime and size."""
         return cls(mtime_ns, size, f.digest, f.kind, f.status, tuple(f.tags), f.confidence,
                    f.recorded_ms, f.valid_from_ms, f.valid_to_ms)
+
+
+
+def meta_matches(flt: RecordFilter, scope: str, rid: str, m: DocMeta) -> bool:
+    """``RecordFilter.matches`` on what the state says of record ``rid`` of ``scope`` (its scope
+    too). Exact for a filter without ``known_at``, ``recorded_after`` and ``recorded_before``
+    (record times are whole milliseconds, as the state keeps them); those need what the state
+    does not hold (``superseded_at``) or are not asked of it."""
+    if flt.scopes is not None and scope not in flt.scopes:
+        return False
+    vf = vt = None
+    if flt.as_of is not None:  # -1: none
+        from ..timeutil import from_epoch_ms
+
+        vf = None if m.valid_from_ms == -1 else from_epoch_ms(m.valid_from_ms)
+        vt = None if m.valid_to_ms == -1 else from_epoch_ms(m.valid_to_ms)
+    return flt.matches_fields(rid, m.kind, m.status, m.tags, vf, vt)
 
 
 #: How long a state write waits for another writer (seconds); see ``_without_waiting``.
@@ -525,6 +544,41 @@ class LexicalIndex:
             cache[(scope, rid)] = out[(scope, rid)] = DocMeta(
                 int(mt), int(sz), str(dg), str(kind), str(status), tg, float(conf), int(rec_ms), int(vf), int(vt))
         return out
+
+    def newest(self, statuses: Sequence[str], *, scopes: Sequence[str] | None = None,
+               kinds: Sequence[str] | None = None, after: tuple[int, str, str] | None = None,
+               limit: int = 100) -> list[tuple[int, str, str]] | None:
+        """Up to ``limit`` state rows of these statuses (and scopes, and kinds) as (record time in
+        ms, id, scope), newest first: ``Store.list``'s order (record time, then id; then scope),
+        those after ``after`` in it. None when a row of these scopes lacks the ranking fields (a
+        state an older mem wrote): only the records can answer then."""
+        import sqlite3
+
+        def marks(n: int) -> str:
+            return ",".join("?" * n)
+
+        where, args = [f"status IN ({marks(len(statuses))})"], list[Any](statuses)
+        if kinds is not None:
+            where.append(f"kind IN ({marks(len(kinds))})")
+            args += kinds
+        in_scopes, scope_args = "", []
+        if scopes is not None:
+            in_scopes = f" AND scope IN ({marks(len(scopes))})"
+            scope_args = list(scopes)
+        if after is not None:
+            where.append("(recorded_ms, id, scope) < (?, ?, ?)")
+            args += after
+        db = self.db
+        try:
+            if not self._has_meta or db.execute(
+                    "SELECT 1 FROM records WHERE (status IS NULL OR recorded_ms IS NULL)" + in_scopes + " LIMIT 1",
+                    scope_args).fetchone() is not None:
+                return None
+            return [(int(ms), str(rid), str(scope)) for ms, rid, scope in db.execute(
+                f"SELECT recorded_ms, id, scope FROM records WHERE {' AND '.join(where)}{in_scopes} "
+                "ORDER BY recorded_ms DESC, id DESC, scope DESC LIMIT ?", [*args, *scope_args, int(limit)])]
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from None
 
     def _meta_rows(self, keys: list[tuple[str, str]]) -> list[tuple[Any, ...]]:
         """``meta_of``'s state rows of ``keys`` (scope, id, then ``_META_COLUMNS``): one query
