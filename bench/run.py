@@ -13,6 +13,7 @@ Measures, in one run:
     same rows' packed int8 product alone on the two threads (what any exact search of them reads;
     on the project machine it is bound by memory bandwidth and moves with the machine's phases);
   - one `mem add` into the store, whole process;
+  - `mem list -n 10`: the newest records from the index against reading every record;
   - retrieval quality on the labelled set (quality.json): recall@5/10 and MRR per mode.
 """
 
@@ -62,6 +63,7 @@ def main() -> None:
     ap.add_argument("--skip-whole", action="store_true")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-add", action="store_true")
+    ap.add_argument("--skip-list", action="store_true")
     ap.add_argument("--lexical-only", action="store_true", help="no vector/hybrid/quality measures")
     a = ap.parse_args()
     root = a.store.resolve()
@@ -103,6 +105,8 @@ def main() -> None:
         measure_vectors(s, rows, a)
     if not a.skip_add:
         measure_add(root, env, rows)
+    if not a.skip_list:
+        measure_list(store, env, rows, a.runs)
     print(f"\n| measure ({root.name}) | value |\n|---|---|")
     for k, v in rows:
         print(f"| {k} | {v} |")
@@ -295,6 +299,34 @@ def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str
                  f"{pct(cands, .5):,} / {pct(cands, .9):,} / {max(cands):,} of {n_rows:,}"))
     rows.append(("… same top 40 as the plain product (sorted scores within 1e-6)",
                  ", ".join(f"{label} {same[label]}/{len(qs)}" for label in times)))
+
+
+def measure_list(store: Any, env: dict[str, str], rows: list[tuple[str, str]], runs: int) -> None:
+    """``mem list -n 10``: the newest records chosen from the index (``listing.newest``) against
+    reading every record (``Store.list``, the baseline), in process and interleaved, then whole
+    process (``mem list -n 10`` against ``mem list --known-at <future> -n 10``, which the index
+    cannot answer: every record is read, as before)."""
+    from mem.format.listing import newest
+    from mem.format.store import RecordFilter
+
+    fast: list[float] = []
+    full: list[float] = []
+    same = True
+    for _ in range(3):
+        t = time.perf_counter()
+        got = newest(store, RecordFilter(), 10)
+        fast.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        want = store.list(RecordFilter(), limit=10)
+        full.append((time.perf_counter() - t) * 1000)
+        same = same and [r.id for r in got] == [r.id for r in want]
+    rows.append(("in-process 10 newest records: from the index (full stat scan included) / reading every record "
+                 "(ms, median of 3); same records", f"{pct(fast, .5):.0f} / {pct(full, .5):.0f} "
+                 f"({pct(full, .5) / max(pct(fast, .5), 1e-9):.1f}x); {'yes' if same else 'NO'}"))
+    wl = whole([MEM, "list", "-n", "10"], max(3, runs // 3), env)
+    wf = whole([MEM, "list", "-n", "10", "--known-at", "2999-01-01"], 3, env)
+    rows.append(("whole-process `mem list -n 10` / with `--known-at` (every record read) (ms, median)",
+                 f"{wl:.0f} / {wf:.0f} ({wf / max(wl, 1e-9):.1f}x)"))
 
 
 def measure_add(root: Path, env: dict[str, str], rows: list[tuple[str, str]]) -> None:
