@@ -13,7 +13,7 @@ Measures, in one run:
     same rows' packed int8 product alone on the two threads (what any exact search of them reads;
     on the project machine it is bound by memory bandwidth and moves with the machine's phases);
   - one `mem add` into the store, whole process;
-  - `mem list -n 10`: the newest records from the index against reading every record;
+  - `mem list -n 10` and `mem stats`: from the index against reading every record;
   - retrieval quality on the labelled set (quality.json): recall@5/10 and MRR per mode.
 """
 
@@ -303,7 +303,8 @@ def measure_pruning(vec: Any, emb: Any, queries: list[str], rows: list[tuple[str
 
 def measure_list(store: Any, env: dict[str, str], rows: list[tuple[str, str]], runs: int) -> None:
     """``mem list -n 10``: the newest records chosen from the index (``listing.newest``) against
-    reading every record (``Store.list``, the baseline), in process and interleaved, then whole
+    reading every record (``Store.list``, the baseline), and ``mem stats`` (``listing.stats``
+    against ``Store.stats``), in process and interleaved, then ``mem list`` whole
     process (``mem list -n 10`` against ``mem list --known-at <future> -n 10``, which the index
     cannot answer: every record is read, as before)."""
     from mem.format.listing import newest
@@ -323,6 +324,21 @@ def measure_list(store: Any, env: dict[str, str], rows: list[tuple[str, str]], r
     rows.append(("in-process 10 newest records: from the index (full stat scan included) / reading every record "
                  "(ms, median of 3); same records", f"{pct(fast, .5):.0f} / {pct(full, .5):.0f} "
                  f"({pct(full, .5) / max(pct(fast, .5), 1e-9):.1f}x); {'yes' if same else 'NO'}"))
+    from mem.format.listing import stats
+
+    fast, full = [], []
+    same_stats = True
+    for _ in range(3):
+        t = time.perf_counter()
+        got_stats = stats(store)
+        fast.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        want_stats = store.stats()
+        full.append((time.perf_counter() - t) * 1000)
+        same_stats = same_stats and got_stats == want_stats
+    rows.append(("in-process `mem stats`: from the index (full stat scan included) / reading every record "
+                 "(ms, median of 3); same counts", f"{pct(fast, .5):.0f} / {pct(full, .5):.0f} "
+                 f"({pct(full, .5) / max(pct(fast, .5), 1e-9):.1f}x); {'yes' if same_stats else 'NO'}"))
     wl = whole([MEM, "list", "-n", "10"], max(3, runs // 3), env)
     wf = whole([MEM, "list", "-n", "10", "--known-at", "2999-01-01"], 3, env)
     rows.append(("whole-process `mem list -n 10` / with `--known-at` (every record read) (ms, median)",

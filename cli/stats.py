@@ -16,8 +16,10 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
     ) -> None:
         """Count records by scope, kind and status, and tombstones."""
+        from mem.format.listing import stats as store_stats
+
         store = open_store()
-        s = store.stats()
+        s = store_stats(store)
         if json_out:
             emit_json(s)
             return

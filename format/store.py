@@ -1033,16 +1033,21 @@ class Store:
 
     # -- summaries ------------------------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, counts: Iterable[tuple[str, str, str, int]] | None = None) -> dict[str, Any]:
+        """Records by scope, kind and status, and tombstones. Every record is read (those that
+        cannot be are left out), unless ``counts`` gives (scope, kind, status, records) already
+        (``listing.stats``: from the lexical index's state)."""
+        if counts is None:
+            counts = ((r.scope, r.kind, r.status, 1) for r in self.iter_records(on_error=lambda e: None))
         by_scope: dict[str, int] = {}
         by_kind: dict[str, int] = {}
         by_status: dict[str, int] = dict.fromkeys(STATUSES, 0)
         total = 0
-        for r in self.iter_records(on_error=lambda e: None):
-            total += 1
-            by_scope[r.scope] = by_scope.get(r.scope, 0) + 1
-            by_kind[r.kind] = by_kind.get(r.kind, 0) + 1
-            by_status[r.status] = by_status.get(r.status, 0) + 1
+        for scope, kind, status, n in counts:
+            total += n
+            by_scope[scope] = by_scope.get(scope, 0) + n
+            by_kind[kind] = by_kind.get(kind, 0) + n
+            by_status[status] = by_status.get(status, 0) + n
         tomb = sum(1 for _ in self.tombstones)
         return {
             "store": str(self.root),

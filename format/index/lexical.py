@@ -580,6 +580,21 @@ class LexicalIndex:
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, exc) from None
 
+    def counts(self) -> list[tuple[str, str, str, int]] | None:
+        """(scope, kind, status, rows) of the state; None when a row lacks the ranking fields (a
+        state an older mem wrote)."""
+        import sqlite3
+
+        db = self.db
+        try:
+            if not self._has_meta or db.execute(
+                    "SELECT 1 FROM records WHERE status IS NULL OR kind IS NULL LIMIT 1").fetchone() is not None:
+                return None
+            return [(str(sc), str(kind), str(status), int(n)) for sc, kind, status, n in db.execute(
+                "SELECT scope, kind, status, count(*) FROM records GROUP BY scope, kind, status")]
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from None
+
     def _meta_rows(self, keys: list[tuple[str, str]]) -> list[tuple[Any, ...]]:
         """``meta_of``'s state rows of ``keys`` (scope, id, then ``_META_COLUMNS``): one query
         joining them, given as one JSON array, to the primary key (a search whose candidates

@@ -212,3 +212,50 @@ def test_cli_list_names_an_unreadable_record_as_before(varied: Store) -> None:
     assert limited.returncode == full.returncode == ExitCode.INVALID_INPUT
     assert victim.id in limited.stderr and limited.stderr == full.stderr
     assert json.dumps(limited.stdout) == json.dumps(full.stdout) == '""'
+
+
+def test_stats_count_the_state_after_a_full_stat_scan(varied: Store, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same counts as reading every record, after changes of every kind made outside mem, an
+    unreadable file (left out by both) and a forgotten record whose file came back."""
+    kinds = newest(varied, RecordFilter(statuses=list(STATUSES)), 48)
+    a, b, c, d = kinds[3], kinds[10], kinds[20], kinds[30]
+    path = varied.record_path(a.scope, a.id)  # edited in place: another kind, the folder untouched
+    st_dir = os.stat(path.parent)
+    text = path.read_text("utf-8")
+    path.write_text(text.replace(f"\nkind: {a.kind}\n", "\nkind: recipe\n"), "utf-8")
+    os.utime(path.parent, ns=(st_dir.st_atime_ns, st_dir.st_mtime_ns))
+    saved = varied.record_path(d.scope, d.id).read_bytes()
+    varied.forget([d.id])
+    varied.record_path(d.scope, d.id).write_bytes(saved)
+    varied.record_path(b.scope, b.id).unlink()
+    varied.record_path(c.scope, c.id).write_text("---\nid: [unclosed\n---\n", "utf-8")
+    other = Store.init(tmp_path / "other", actor="tester@test")
+    fresh = other.add("Made elsewhere", scope="dee", kind="fact")
+    (varied.records_dir / "dee").mkdir()
+    shutil.copy(other.record_path("dee", fresh.id), varied.record_path("dee", fresh.id))
+    want = varied.stats()
+    assert want["by_kind"]["recipe"] == 1 and want["by_scope"]["dee"] == 1
+    assert want["records"] == 48 - 3 + 1
+    read_all = Store.iter_records
+
+    def refuse(self: Store, *a: Any, **k: Any) -> Any:
+        raise AssertionError("every record was read")
+
+    monkeypatch.setattr(Store, "iter_records", refuse)
+    assert listing.stats(varied) == want
+    monkeypatch.setattr(Store, "iter_records", read_all)
+    lex = LexicalIndex.open(varied.index_dir)
+    assert lex is not None
+    lex.db.execute("UPDATE records SET kind = NULL WHERE scope = 'bob'")  # rows an older mem wrote
+    lex.close()
+    assert listing.stats(varied) == want  # read from the records
+    shutil.rmtree(varied.index_dir)
+    assert listing.stats(varied) == want
+    assert not (varied.index_dir / "lexical.json").exists()
+
+
+def test_cli_stats(varied: Store) -> None:
+    got = run_mem("--store", str(varied.root), "stats", "--json")
+    assert got.returncode == 0, got.stderr
+    assert got.json() == json.loads(json.dumps(varied.stats()))
