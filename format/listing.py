@@ -86,10 +86,13 @@ def _fresh_index(store: Store, unreadable_ok: bool = False) -> Iterator[LexicalI
     """The lexical index, refreshed by a full stat scan: every record file added, changed or
     removed since it was indexed is applied. None where it cannot be trusted to describe the
     records: none built (a listing builds none) or an older schema's, damaged, locked by a writer,
-    rebuilt meanwhile, or (unless ``unreadable_ok``) a record file that cannot be read."""
+    not writable, rebuilt meanwhile, or (unless ``unreadable_ok``) a record file that cannot be
+    read."""
+    import sqlite3
+
     from .index import refresh
     from .index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
-    from .index.lexical import LexicalIndex, older_schema
+    from .index.lexical import TANTIVY_ERRORS, LexicalIndex, older_schema
 
     try:
         m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
@@ -99,12 +102,15 @@ def _fresh_index(store: Store, unreadable_ok: bool = False) -> Iterator[LexicalI
     if lex is None:
         yield None
         return
+    unwritable: tuple[type[BaseException], ...] = (MemError, sqlite3.Error, *TANTIVY_ERRORS)
     try:
         try:
             st = refresh(store, lex=lex, full=True)
             usable = not (st.unreadable and not unreadable_ok) and not st.lexical_missing \
                 and m is not None and lex.generation == m["generation"]
-        except MemError:  # locked by a writer, a damaged state
+        except unwritable:
+            # locked by a writer, a damaged state, an index it may not write (a read-only store:
+            # a listing worked there before it used the index, and still does)
             usable = False
         yield lex if usable else None
     finally:

@@ -259,3 +259,28 @@ def test_cli_stats(varied: Store) -> None:
     got = run_mem("--store", str(varied.root), "stats", "--json")
     assert got.returncode == 0, got.stderr
     assert got.json() == json.loads(json.dumps(varied.stats()))
+
+
+def test_an_index_it_may_not_write_still_lists_and_counts(varied: Store, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only store (a mounted checkout): the refresh cannot apply a change made outside mem,
+    and every record is read instead, as before the listing used the index."""
+    import sqlite3
+
+    other = Store.init(tmp_path / "other", actor="tester@test")
+    fresh = other.add("Made elsewhere", scope="ana", kind="fact", recorded_at="2030-01-01")
+    shutil.copy(other.record_path("ana", fresh.id), varied.record_path("ana", fresh.id))
+
+    def read_only(*_a: Any, **_k: Any) -> Any:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(LexicalIndex, "apply", read_only)
+    assert listing._from_index(varied, RecordFilter(), 3) is None
+    assert _ids(newest(varied, None, 3))[0] == fresh.id
+    assert listing.stats(varied) == varied.stats()
+
+    def read_only_fs(*_a: Any, **_k: Any) -> Any:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(LexicalIndex, "apply", read_only_fs)
+    assert _ids(newest(varied, None, 3)) == _ids(varied.list(RecordFilter(), limit=3))
