@@ -49,8 +49,6 @@ T = TypeVar("T")
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
 
-
-
 def _dir_mtime(path: Path) -> int:
     try:
         return os.stat(path).st_mtime_ns
@@ -132,8 +130,6 @@ def _read_checked(path: Path, scope: str, rid: str) -> Record:
             path=path,
         )
     return rec
-
-
 
 
 def _scope_dirs(store: Store, only: Iterable[str] | None = None) -> dict[str, int]:

@@ -277,7 +277,6 @@ class DocMeta(NamedTuple):
                    f.recorded_ms, f.valid_from_ms, f.valid_to_ms)
 
 
-
 def meta_matches(flt: RecordFilter, scope: str, rid: str, m: DocMeta) -> bool:
     """``RecordFilter.matches`` on what the state says of record ``rid`` of ``scope`` (its scope
     too). Exact for a filter without ``known_at``, ``recorded_after`` and ``recorded_before``
@@ -342,7 +341,6 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
 
 
 LEXICAL_REBUILD_HINT = "run `mem rebuild --lexical`: it rebuilds the index from the records, nothing is lost"
-
 
 
 def damaged(path: Path, exc: BaseException, what: str = "read") -> IndexUnavailableError:
