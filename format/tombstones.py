@@ -64,9 +64,8 @@ class TombstoneSet:
         return self.dir / f"{ids.check_scope(scope)}.jsonl"
 
     def scopes(self) -> list[str]:
-        if not self.dir.is_dir():
-            return []
-        return sorted(p.stem for p in self.dir.glob("*.jsonl"))
+        """``scopes_with_files``, sorted."""
+        return sorted(self.scopes_with_files())
 
     def scopes_with_files(self) -> frozenset[str]:
         """The names of the scopes that have a tombstone file, in one listing (``load`` of any
@@ -76,7 +75,7 @@ class TombstoneSet:
         except (FileNotFoundError, NotADirectoryError):
             return frozenset()
         with entries:
-            return frozenset(e.name[:-6] for e in entries if e.name.endswith(".jsonl"))
+            return frozenset(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("."))
 
     def load(self, scope: str) -> ScopeTombstones:
         p = self.path(scope)
