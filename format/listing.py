@@ -15,10 +15,11 @@ Nothing derived is trusted without a check (spec/index.md, "Listing from the ind
 - every record returned is read from its file and must be what the state said of it (digest and
   fields) and match the filter;
 - whatever the state cannot answer exactly falls back to ``Store.list``, which reads every
-  record: no lexical index (or one an older mem built), a store locked by a writer, a record
-  file that cannot be read (``Store.list`` then names it, as before), state rows without the
-  ranking fields, a filter on record time (``known_at``, ``recorded_after``,
-  ``recorded_before``) or on ids, and any record found to differ from its state.
+  record: no lexical index (or one an older mem built), a store locked by a writer or an index
+  the refresh may not write (a read-only store), a record file that cannot be read
+  (``Store.list`` then names it, as before), state rows without the ranking fields, a filter on
+  record time (``known_at``, ``recorded_after``, ``recorded_before``) or on ids, and any record
+  found to differ from its state.
 
 So the result is ``Store.list(flt, limit=limit)``'s, record for record and in the same order.
 ``stats`` trusts the counts of a state its full stat scan has just brought up to date (a file
@@ -75,7 +76,7 @@ def stats(store: Store) -> dict[str, Any]:
     every record file changed since it was indexed (else every record is read)."""
     with _fresh_index(store, unreadable_ok=True) as lex:
         try:
-            counts = None if lex is None else lex.counts()
+            counts = lex.counts() if lex is not None and lex.complete() else None
         except MemError:  # a damaged state
             counts = None
     return store.stats(counts)
@@ -119,40 +120,38 @@ def _fresh_index(store: Store, unreadable_ok: bool = False) -> Iterator[LexicalI
 
 def _choose(store: Store, lex: LexicalIndex, flt: RecordFilter, limit: int) -> list[Record] | None:
     """The ``limit`` newest records the state says pass ``flt``, each read and checked."""
-    from .index.lexical import DocFields, DocMeta, meta_matches
+    from .index.lexical import DocMeta, meta_matches
 
     statuses = flt.effective_statuses()
     if not statuses or (flt.kinds is not None and not flt.kinds) or (flt.scopes is not None and not flt.scopes):
         return []
-    picked: list[tuple[tuple[str, str], DocMeta]] = []
+    if not lex.complete(flt.scopes):  # rows an older mem wrote: their fields are unknown
+        return None
+    picked: list[tuple[str, str, DocMeta]] = []
     after: tuple[int, str, str] | None = None
     page = max(2 * limit, PAGE_MIN)  # rows a tag or world-time filter rejects are passed over page by page
-    while len(picked) < limit:
+    while True:
         rows = lex.newest(statuses, scopes=flt.scopes, kinds=flt.kinds, after=after, limit=page)
-        if rows is None:
-            return None
-        keys = [(scope, rid) for _ms, rid, scope in rows]
-        meta = lex.meta_of(keys)
-        for key in keys:
-            m = meta.get(key)
-            if m is None:  # a row without the ranking fields (checked already) or gone meanwhile
+        for scope, rid, m in rows:
+            if m is None:  # tags that are not a list: the state cannot answer
                 return None
-            if store.tombstones.is_id_tombstoned(*key) or not meta_matches(flt, key[0], key[1], m):
+            if store.tombstones.is_id_tombstoned(scope, rid) or not meta_matches(flt, scope, rid, m):
                 continue
-            picked.append((key, m))
+            picked.append((scope, rid, m))
             if len(picked) == limit:
                 break
-        if len(rows) < page:
+        if len(picked) == limit or len(rows) < page:
             break
-        after = rows[-1]
+        scope, rid, m = rows[-1]  # every row was looked at: none lacked its fields
+        assert m is not None
+        after = (m.recorded_ms, rid, scope)
     out: list[Record] = []
-    for (scope, rid), m in picked:
+    for scope, rid, m in picked:
         try:
             rec = store.read_path(store.record_path(scope, rid))
         except (FileNotFoundError, RecordParseError):
             return None
-        if rec.id != rid or rec.scope != scope or not flt.matches(rec) \
-                or DocMeta.of(DocFields.from_record(rec), 0, 0)[2:] != m[2:]:
+        if rec.id != rid or rec.scope != scope or not flt.matches(rec) or DocMeta.fields_of(rec) != m[2:]:
             return None  # the state did not describe the file: every record is read instead
         out.append(rec)
     out.sort(key=lambda r: (r.recorded_at, r.id), reverse=True)

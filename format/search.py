@@ -280,13 +280,13 @@ class Searcher:
     def _state_fields(self, key: tuple[str, str], rec: Record) -> tuple[Any, ...]:
         """What the lexical state would keep of ``rec`` (a ``DocMeta`` without the file's mtime
         and size), computed once per record read (``_cache``)."""
-        from .index.lexical import DocFields, DocMeta
+        from .index.lexical import DocMeta
 
         got = self._fields.get(key)
         if got is None or got[0] is not rec:
             if len(self._fields) > 50_000:
                 self._fields.clear()
-            got = self._fields[key] = (rec, DocMeta.of(DocFields.from_record(rec), 0, 0)[2:])
+            got = self._fields[key] = (rec, DocMeta.fields_of(rec))
         return got[1]
 
     def _record_digest(self, scope: str, rid: str,

@@ -276,6 +276,25 @@ class DocMeta(NamedTuple):
         return cls(mtime_ns, size, f.digest, f.kind, f.status, tuple(f.tags), f.confidence,
                    f.recorded_ms, f.valid_from_ms, f.valid_to_ms)
 
+    @classmethod
+    def fields_of(cls, rec: Record) -> tuple[Any, ...]:
+        """What the state keeps of ``rec`` besides its file's mtime and size: a row ``m``
+        describes the record when ``m[2:]`` equals it."""
+        return cls.of(DocFields.from_record(rec), 0, 0)[2:]
+
+
+def _doc_meta(mt: Any, sz: Any, dg: Any, kind: Any, status: Any, tags: Any, conf: Any, rec_ms: Any,
+              vf: Any, vt: Any) -> DocMeta | None:
+    """The DocMeta of a state row's ``_META_COLUMNS`` after its id, or None for a row without the
+    ranking fields (an older mem's) or with tags that are not a JSON list of strings."""
+    if status is None or kind is None or tags is None or conf is None or rec_ms is None or vf is None or vt is None:
+        return None
+    try:
+        tg = () if tags == "[]" else tuple(str(t) for t in json.loads(tags))
+    except (ValueError, TypeError):
+        return None
+    return DocMeta(int(mt), int(sz), str(dg), str(kind), str(status), tg, float(conf), int(rec_ms), int(vf), int(vt))
+
 
 def meta_matches(flt: RecordFilter, scope: str, rid: str, m: DocMeta) -> bool:
     """``RecordFilter.matches`` on what the state says of record ``rid`` of ``scope`` (its scope
@@ -368,6 +387,8 @@ class LexHit:
 
 #: The state's columns ``meta_of`` reads (after the scope), and its query of many keys at once.
 _META_COLUMNS = "id, mtime_ns, size, digest, kind, status, tags, confidence, recorded_ms, valid_from_ms, valid_to_ms"
+#: A state row without one of the ranking fields (``complete``; ``_doc_meta`` reads none of it).
+_ANY_FIELD_MISSING = " OR ".join(f"{c} IS NULL" for c, _t in META_COLUMNS)
 _META_JOIN = ("SELECT r.scope, " + ", ".join(f"r.{c}" for c in _META_COLUMNS.split(", ")) +
               " FROM json_each(?) AS j JOIN records AS r"
               " ON r.scope = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')")
@@ -531,65 +552,64 @@ class LexicalIndex:
         rows = self._meta_rows(ask)
         for key in ask:
             cache[key] = None  # unknown or without ranking fields, unless below
-        for scope, rid, mt, sz, dg, kind, status, tags, conf, rec_ms, vf, vt in rows:
-            if status is None or kind is None or tags is None or conf is None or rec_ms is None \
-                    or vf is None or vt is None:
-                continue
-            try:
-                tg = () if tags == "[]" else tuple(str(t) for t in json.loads(tags))
-            except (ValueError, TypeError):
-                continue
-            cache[(scope, rid)] = out[(scope, rid)] = DocMeta(
-                int(mt), int(sz), str(dg), str(kind), str(status), tg, float(conf), int(rec_ms), int(vf), int(vt))
+        for scope, rid, *cols in rows:
+            m = _doc_meta(*cols)
+            if m is not None:
+                cache[(scope, rid)] = out[(scope, rid)] = m
         return out
+
+    def complete(self, scopes: Sequence[str] | None = None) -> bool:
+        """Whether every state row (of these scopes) has the ranking fields: rows an older mem
+        wrote do not, and ``newest`` and ``counts`` cannot answer for them."""
+        import sqlite3
+
+        if not self.has_meta:
+            return False
+        where, args = "", list(scopes or ())
+        if scopes is not None:
+            where = f" AND scope IN ({','.join('?' * len(scopes))})"
+        try:
+            return self.db.execute(f"SELECT 1 FROM records WHERE ({_ANY_FIELD_MISSING}){where} LIMIT 1",
+                                   args).fetchone() is None
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from None
 
     def newest(self, statuses: Sequence[str], *, scopes: Sequence[str] | None = None,
                kinds: Sequence[str] | None = None, after: tuple[int, str, str] | None = None,
-               limit: int = 100) -> list[tuple[int, str, str]] | None:
-        """Up to ``limit`` state rows of these statuses (and scopes, and kinds) as (record time in
-        ms, id, scope), newest first: ``Store.list``'s order (record time, then id; then scope),
-        those after ``after`` in it. None when a row of these scopes lacks the ranking fields (a
-        state an older mem wrote): only the records can answer then."""
+               limit: int = 100) -> list[tuple[str, str, DocMeta | None]]:
+        """Up to ``limit`` state rows of these statuses (and scopes, and kinds) as (scope, id,
+        DocMeta: None for a row without the ranking fields), newest first: ``Store.list``'s order
+        (record time, then id; then scope), those after ``after`` (record time in ms, id, scope)
+        in it. Rows without the ranking fields have no status and are never selected: see
+        ``complete``."""
         import sqlite3
 
         def marks(n: int) -> str:
             return ",".join("?" * n)
 
         where, args = [f"status IN ({marks(len(statuses))})"], list[Any](statuses)
-        if kinds is not None:
-            where.append(f"kind IN ({marks(len(kinds))})")
-            args += kinds
-        in_scopes, scope_args = "", []
-        if scopes is not None:
-            in_scopes = f" AND scope IN ({marks(len(scopes))})"
-            scope_args = list(scopes)
+        for column, values in (("kind", kinds), ("scope", scopes)):
+            if values is not None:
+                where.append(f"{column} IN ({marks(len(values))})")
+                args += values
         if after is not None:
             where.append("(recorded_ms, id, scope) < (?, ?, ?)")
             args += after
-        db = self.db
         try:
-            if not self._has_meta or db.execute(
-                    "SELECT 1 FROM records WHERE (status IS NULL OR recorded_ms IS NULL)" + in_scopes + " LIMIT 1",
-                    scope_args).fetchone() is not None:
-                return None
-            return [(int(ms), str(rid), str(scope)) for ms, rid, scope in db.execute(
-                f"SELECT recorded_ms, id, scope FROM records WHERE {' AND '.join(where)}{in_scopes} "
-                "ORDER BY recorded_ms DESC, id DESC, scope DESC LIMIT ?", [*args, *scope_args, int(limit)])]
+            return [(str(scope), str(rid), _doc_meta(*cols)) for scope, rid, *cols in self.db.execute(
+                f"SELECT scope, {_META_COLUMNS} FROM records WHERE {' AND '.join(where)} "
+                "ORDER BY recorded_ms DESC, id DESC, scope DESC LIMIT ?", [*args, int(limit)])]
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, exc) from None
 
-    def counts(self) -> list[tuple[str, str, str, int]] | None:
-        """(scope, kind, status, rows) of the state; None when a row lacks the ranking fields (a
-        state an older mem wrote)."""
+    def counts(self) -> list[tuple[str, str, str, int]]:
+        """(scope, kind, status, rows) of the state (exact when it is ``complete``)."""
         import sqlite3
 
-        db = self.db
         try:
-            if not self._has_meta or db.execute(
-                    "SELECT 1 FROM records WHERE status IS NULL OR kind IS NULL LIMIT 1").fetchone() is not None:
-                return None
-            return [(str(sc), str(kind), str(status), int(n)) for sc, kind, status, n in db.execute(
-                "SELECT scope, kind, status, count(*) FROM records GROUP BY scope, kind, status")]
+            return [(str(sc), str(kind), str(status), int(n)) for sc, kind, status, n in self.db.execute(
+                "SELECT scope, kind, status, count(*) FROM records WHERE status IS NOT NULL "
+                "GROUP BY scope, kind, status")]
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, exc) from None
 

@@ -88,6 +88,20 @@ def test_same_records_in_the_same_order_as_reading_every_record(varied: Store, k
         assert _ids(newest(varied, flt, limit)) == want
 
 
+def test_pages_of_a_few_rows(varied: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every limit with the smallest pages, where the rows a page ends on are picked or passed
+    over: no row is seen twice or skipped between pages."""
+    monkeypatch.setattr(listing, "PAGE_MIN", 1)
+    for kw in ({}, {"statuses": ["rejected"]}, {"tags": ["t1", "t2"], "statuses": list(STATUSES)},
+               {"scopes": ["bob"], "kinds": ["event", "note"], "statuses": list(STATUSES)}):
+        flt = RecordFilter(**kw)
+        for limit in range(1, 50):
+            want = _ids(varied.list(flt, limit=limit))
+            with monkeypatch.context() as mp:
+                _no_full_read(mp)
+                assert _ids(newest(varied, flt, limit)) == want, (kw, limit)
+
+
 def test_only_the_records_listed_are_read(varied: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[Path] = []
     read = Store.read_path
