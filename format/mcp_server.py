@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar
 from . import ids
 from .errors import ConflictError, IndexUnavailableError, MemError, NotFoundError, ValidationError
 from .record import Record
-from .store import RecordFilter, Store
+from .store import ForgetPlan, RecordFilter, Store
 
 T = TypeVar("T")
 
@@ -246,17 +246,27 @@ class ScopedMemory:
             if not record_ids:
                 raise ValidationError("name at least one record id to forget")
             found = [self._get(r) for r in record_ids]
-            plan = self.store.plan_forget([r.id for r in found])
-            outside = sorted({r.scope for r in plan.records} - set(self.scopes))
-            if outside:
-                raise ScopeRefusedError(
-                    "forgetting these records would cascade into scopes not served here "
-                    f"({', '.join(outside)}); forget them with the `mem` command instead"
-                )
-            if confirm:
-                plan = self.store.forget(
-                    [r.id for r in found], reason=reason or "forgotten over MCP"
-                )
+
+            def served_only(plan: ForgetPlan) -> None:
+                # every record the forget removes or rewrites (the cascade, and the records a
+                # forgotten successor had superseded) must be served here; the refusal does not
+                # say which scopes the others are in
+                touched = {r.scope for r in plan.records} | {r.scope for r in plan.restored}
+                if not touched <= set(self.scopes):
+                    raise ScopeRefusedError(
+                        "forgetting these records would remove or change records in scopes this "
+                        "server does not serve; forget them with the `mem` command instead"
+                    )
+
+            # planned, checked and done under the writer lock: a record derived from these in
+            # another scope cannot appear between the check and the forget
+            plan = self.store.forget(
+                [r.id for r in found],
+                reason=reason or "forgotten over MCP",
+                scope=self.scopes,
+                dry_run=not confirm,
+                check=served_only,
+            )
             out = plan.to_dict()
             out["done"] = confirm
             if not confirm:
@@ -297,8 +307,8 @@ class ScopedMemory:
             for r in acc + rej:
                 if r.status not in ("candidate", "active", "rejected"):
                     raise ConflictError(f"record {r.id} is {r.status}; it cannot be reviewed")
-            accepted = [self.store.accept(r.id, reason=reason).id for r in acc]
-            rejected = [self.store.reject(r.id, reason=reason).id for r in rej]
+            accepted = [self.store.accept(r.id, reason=reason, scope=r.scope).id for r in acc]
+            rejected = [self.store.reject(r.id, reason=reason, scope=r.scope).id for r in rej]
             return {"accepted": accepted, "rejected": rejected}
 
         return self._locked(run)
@@ -324,6 +334,7 @@ class ScopedMemory:
                 reason=reason,
                 source={"type": "mcp", "command": "supersede"},
                 status=old.status if old.status == "candidate" else "active",
+                scope=old.scope,
             )
             return {"new": new.to_dict(), "old": old_new.to_dict()}
 

@@ -675,9 +675,6 @@ class Store:
         src.setdefault("type", "api")
         src.setdefault("writer", _writer())
         derived = tuple(ids.normalize_id(d) for d in derived_from)
-        for d in derived:
-            if self.find_path(d) is None:
-                raise NotFoundError(f"derived_from names {d}, which is not a live record")
         rec = make_record(
             scope=scope,
             kind=kind,
@@ -692,7 +689,17 @@ class Store:
             source=src,
             extra=extra,
         )
-        return self.put(rec, op=op, allow_tombstoned=allow_tombstoned, override_reason=override_reason)
+        with self.lock:
+            # under the lock: a forget of a source cannot slip in between the check and the write
+            self._check_lineage(derived)
+            return self.put(rec, op=op, allow_tombstoned=allow_tombstoned, override_reason=override_reason)
+
+    def _check_lineage(self, derived: Iterable[str]) -> None:
+        """Refuse ``derived_from`` ids that are not live records (call it under the lock)."""
+        for d in derived:
+            p = self.find_path(d)
+            if p is None or self.is_forgotten(p.parent.name, d):
+                raise NotFoundError(f"derived_from names {d}, which is not a live record")
 
     def _rewrite(
         self, old: Record, new: Record, op: str, detail: Mapping[str, Any] | None = None
@@ -782,15 +789,20 @@ class Store:
                 self._admit(new, allow_tombstoned, None)
             return self._rewrite(old, new, op, detail)
 
-    def set_status(self, record_id: str, status: str, *, reason: str | None = None) -> Record:
-        """Accept (-> active), reject (-> rejected) or reopen (-> candidate, e.g. undo in review)."""
+    def set_status(
+        self, record_id: str, status: str, *, reason: str | None = None, scope: str | None = None
+    ) -> Record:
+        """Accept (-> active), reject (-> rejected) or reopen (-> candidate, e.g. undo in review).
+
+        With ``scope``, the record is looked up in that scope only (an id present in two scopes
+        resolves to that copy)."""
         if status not in ("active", "rejected", "candidate"):
             raise ValidationError(
                 "set_status takes 'active', 'rejected' or 'candidate'; use supersede for superseded"
             )
         op = {"active": "accept", "rejected": "reject", "candidate": "reopen"}[status]
         with self.lock:
-            old = self.get(record_id)
+            old = self.get(record_id, scope)
             if old.status == status:
                 return old
             allowed = {
@@ -806,15 +818,15 @@ class Store:
             new = old.with_changes(status=status, updated_at=now())
             return self._rewrite(old, new, op, {"reason": reason} if reason else None)
 
-    def accept(self, record_id: str, *, reason: str | None = None) -> Record:
-        return self.set_status(record_id, "active", reason=reason)
+    def accept(self, record_id: str, *, reason: str | None = None, scope: str | None = None) -> Record:
+        return self.set_status(record_id, "active", reason=reason, scope=scope)
 
-    def reject(self, record_id: str, *, reason: str | None = None) -> Record:
-        return self.set_status(record_id, "rejected", reason=reason)
+    def reject(self, record_id: str, *, reason: str | None = None, scope: str | None = None) -> Record:
+        return self.set_status(record_id, "rejected", reason=reason, scope=scope)
 
-    def reopen(self, record_id: str, *, reason: str | None = None) -> Record:
+    def reopen(self, record_id: str, *, reason: str | None = None, scope: str | None = None) -> Record:
         """Put an accepted or rejected record back to ``candidate`` (logged as ``reopen``)."""
-        return self.set_status(record_id, "candidate", reason=reason)
+        return self.set_status(record_id, "candidate", reason=reason, scope=scope)
 
     def supersede(
         self,
@@ -829,6 +841,7 @@ class Store:
         source: Mapping[str, Any] | None = None,
         status: str = "active",
         derived_from: Iterable[str] = (),
+        scope: str | None = None,
     ) -> tuple[Record, Record]:
         """Record that ``content`` replaces the record ``old_id`` from ``valid_from`` (default now).
 
@@ -836,15 +849,14 @@ class Store:
         ``superseded`` with ``superseded_by``, ``superseded_at`` and ``valid_to``. Returns
         (new, old). The new record inherits the old one's ``derived_from``; ``derived_from``
         adds more sources (e.g. the episodes a consolidation read), which must be live records.
+        With ``scope``, ``old_id`` is looked up in that scope only.
         """
         with self.lock:
-            old = self.get(old_id)
+            old = self.get(old_id, scope)
             if old.status not in ("active", "candidate"):
                 raise ConflictError(f"record {old.id} is {old.status}; only an active or candidate record can be superseded")
             extra_lineage = tuple(ids.normalize_id(d) for d in derived_from)
-            for d in extra_lineage:
-                if self.find_path(d) is None:
-                    raise NotFoundError(f"derived_from names {d}, which is not a live record")
+            self._check_lineage(extra_lineage)
             t = now()
             vf = parse_time(valid_from, "valid_from") if valid_from else t
             src = dict(source or {"type": "api"})
@@ -894,12 +906,17 @@ class Store:
 
     # -- forgetting -----------------------------------------------------------------------------
 
-    def plan_forget(self, record_ids: Iterable[str], scope: str | None = None) -> ForgetPlan:
-        """The records a forget of ``record_ids`` removes, with the cascade through lineage."""
+    def plan_forget(
+        self, record_ids: Iterable[str], scope: str | Sequence[str] | None = None
+    ) -> ForgetPlan:
+        """The records a forget of ``record_ids`` removes, with the cascade through lineage.
+
+        ``scope`` (one scope, or several tried in order) is where the ids are looked up: an id
+        present in two scopes resolves to the copy there."""
         plan = ForgetPlan()
         seen: set[str] = set()
         for rid in record_ids:
-            rec = self.get(rid, scope)
+            rec = self._get_in(rid, scope)
             if rec.id not in seen:
                 seen.add(rec.id)
                 plan.requested.append(rec)
@@ -917,6 +934,30 @@ class Store:
         plan.restored = self._restorations(plan.records, seen)
         return plan
 
+    def _get_in(self, record_id: str, scope: str | Sequence[str] | None) -> Record:
+        """``get`` in one scope, or in the first of several scopes that holds the id."""
+        if scope is None or isinstance(scope, str):
+            return self.get(record_id, scope)
+        first: NotFoundError | None = None
+        for s in scope:
+            try:
+                return self.get(record_id, s)
+            except NotFoundError as exc:
+                first = first or exc
+        raise first or NotFoundError(f"no record {record_id}")
+
+    def _superseded_copy(self, old_id: str, by: Record) -> Record | None:
+        """The record ``old_id`` that ``by`` superseded: the copy in ``by``'s scope first (an id
+        present in two scopes resolves to the one that names ``by`` as its successor)."""
+        for s in [by.scope, *(x for x in self.scopes() if x != by.scope)]:
+            try:
+                old = self.get(old_id, s)
+            except (NotFoundError, RecordParseError):
+                continue
+            if old.status == "superseded" and old.superseded_by == by.id:
+                return old
+        return None
+
     def _restorations(self, forgotten: Iterable[Record], gone: set[str]) -> builtins.list[Record]:
         """Records superseded by a record that is being forgotten, as they will be restored."""
         out: builtins.list[Record] = []
@@ -925,11 +966,8 @@ class Store:
             for old_id in r.supersedes:
                 if old_id in gone:
                     continue
-                try:
-                    old = self.get(old_id)
-                except NotFoundError:
-                    continue
-                if old.status != "superseded" or old.superseded_by != r.id:
+                old = self._superseded_copy(old_id, r)
+                if old is None:
                     continue
                 if prior is None:
                     prior = {
@@ -955,17 +993,21 @@ class Store:
         record_ids: Iterable[str],
         *,
         reason: str = "",
-        scope: str | None = None,
+        scope: str | Sequence[str] | None = None,
         dry_run: bool = False,
+        check: Callable[[ForgetPlan], None] | None = None,
     ) -> ForgetPlan:
         """Forget records and everything derived from them; returns what was (or would be) removed.
 
         For each record: the tombstone is appended and synced, then the file is removed, then
         the event is logged, then the indexes drop it. Content never reaches the tombstone or
-        the log.
+        the log. ``check`` sees the plan under the writer lock before anything is written (and
+        may refuse it by raising): what it approved is what is forgotten.
         """
         with self.lock:
             plan = self.plan_forget(record_ids, scope)
+            if check is not None:
+                check(plan)
             if dry_run:
                 return plan
             at = format_time(now())
@@ -996,7 +1038,7 @@ class Store:
                 )
                 changes.append(Change("delete", rec.id, rec.scope))
             for restored in plan.restored:
-                was = self.get(restored.id)
+                was = self.get(restored.id, restored.scope)
                 self._write_file(restored)
                 self.log.append(
                     "update",

@@ -6,12 +6,18 @@ removal); the SIGKILL harness in ``test_rel_crash.py`` hits the same windows at 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import mem.format.store as store_mod
 from mem.format.store import Store
+from tests.conftest import MEM_EXE
 
 
 class _Crash(BaseException):
@@ -60,3 +66,46 @@ def test_forget_cut_short_keeps_lineage_closed(
         s2.forget([root_id], reason="again")
     assert list(s2.iter_records()) == []
     assert len(list(s2.tombstones)) == n
+
+
+def _holds_open(pid: int, target: Path) -> bool:
+    """Whether process ``pid`` has ``target`` open (Linux /proc)."""
+    fd_dir = Path(f"/proc/{pid}/fd")
+    try:
+        for fd in fd_dir.iterdir():
+            with contextlib.suppress(OSError):
+                if Path(os.readlink(fd)) == target:
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_add_derived_from_checks_its_source_under_the_lock(tmp_path: Path, tally: Callable[..., None]) -> None:
+    # `mem add --derived-from X` waits for the writer lock, which this test holds; while it
+    # waits, X is forgotten. The add must then refuse (the check is made under the lock), not
+    # write a live child of forgotten content.
+    s = Store.init(tmp_path / "s", actor="t@t")
+    x = s.add("the source that will be forgotten", scope="default")
+    lock_path = (s.local_dir / "lock").resolve()
+    assert MEM_EXE
+    env = {**os.environ, "MEM_LOCK_TIMEOUT": "120", "MEM_ACTOR": "t@t", "NO_COLOR": "1"}
+    env.pop("MEM_STORE", None)
+    with s.lock:
+        p = subprocess.Popen(
+            [MEM_EXE, "--store", str(s.root), "add", "child of the source", "--derived-from", x.id],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        # the add has opened the lock file: it is waiting for the lock (the old code had
+        # checked its source before it opened it)
+        while not _holds_open(p.pid, lock_path):
+            assert p.poll() is None, p.communicate()
+            time.sleep(0.01)
+        s.forget([x.id], reason="while the add waits")
+    out, err = p.communicate(timeout=120)
+    live = [r for r in Store.open(s.root).iter_records() if x.id in r.derived_from]
+    tally("forget vs add --derived-from (the check under the lock)", trials=1, inconsistent=len(live))
+    assert live == []
+    assert p.returncode == 3, (out, err)
+    assert x.id in err and "not a live record" in err
