@@ -10,7 +10,10 @@ import typer
 
 from .common import emit_json, info, open_store, warn
 
-FORMAT_HELP = "Transcript format: auto (default), jsonl, text, skales, windieos."
+FORMAT_HELP = (
+    "Transcript format: auto (default: detected from the content), claude-code, codex, chatgpt, "
+    "json, jsonl, text, skales, windieos."
+)
 SCOPE_FROM_HELP = (
     "Take each turn's scope from this transcript field (e.g. user_id for WindieOS rows, or any "
     "key of a JSONL line), made into a valid scope name; --scope is the fallback."
@@ -28,8 +31,15 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Report what would be captured; write nothing.")] = False,
         rescan: Annotated[bool, typer.Option("--rescan", help="Ignore the watermark and read every turn again (nothing is captured twice).")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        watch_: Annotated[bool, typer.Option("--watch", help="Keep watching the given folders (or files) and capture what hosts append, until interrupted (Ctrl-C).")] = False,
+        interval: Annotated[float, typer.Option("--interval", help="With --watch: seconds between passes.", min=0.05)] = 5.0,
     ) -> None:
-        """Capture candidate memories from transcripts (user turns only; review them with `mem review`)."""
+        """Capture candidate memories from transcripts (user turns only; review them with `mem review`).
+
+        Reads Claude Code sessions, Codex CLI rollouts, a ChatGPT export (conversations.json), a
+        JSON array of {role, content} messages, JSON Lines, plain text, Skales and WindieOS;
+        a folder is read file by file. Only new turns are read again (the watermark).
+        """
         from mem.format.capture.engine import capture
         from mem.format.capture.transcripts import FORMATS, read_transcripts
         from mem.format.errors import InvalidInputError
@@ -39,6 +49,11 @@ def register(app: typer.Typer) -> None:
         if source_name is not None and len(transcripts) != 1:
             raise InvalidInputError("--source-name names one transcript; give exactly one")
         store = open_store()
+        if watch_:
+            if dry_run or rescan or source_name is not None:
+                raise InvalidInputError("--watch cannot be combined with --dry-run, --rescan or --source-name")
+            _watch(store, transcripts, fmt, scope or "default", scope_from, interval, json_out)
+            return
         read = []
         for p in transcripts:
             read.extend(read_transcripts(p, fmt, source_name))
@@ -51,6 +66,45 @@ def register(app: typer.Typer) -> None:
         _print_report(report)
 
     _ = capture_
+
+
+def _watch(store, folders: list[Path], fmt: str, scope: str, scope_from: str | None,  # type: ignore[no-untyped-def]
+           interval: float, json_out: bool) -> None:
+    import json
+    import signal
+
+    from mem.format.capture.watch import WatchState, watch
+
+    for f in folders:
+        if not f.exists():
+            from mem.format.errors import NotFoundError
+
+            raise NotFoundError("nothing to watch here", path=f)
+
+    def on_report(path: Path, report) -> None:  # type: ignore[no-untyped-def]
+        if not any(s.new_turns for s in report.sources):
+            return  # an empty or unchanged file: nothing to say
+        if json_out:
+            sys.stdout.write(json.dumps({"file": str(path), **report.to_dict()}, ensure_ascii=False) + "\n")
+        elif report.items:
+            _print_report(report)
+        sys.stdout.flush()
+
+    def on_error(path: Path, exc) -> None:  # type: ignore[no-untyped-def]
+        warn(f"skipped {path}: {exc}")
+
+    def stop(signum, frame) -> None:  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    state = WatchState()
+    info(f"watching {', '.join(str(f) for f in folders)} every {interval:g}s (Ctrl-C stops)")
+    try:
+        watch(store, folders, interval=interval, fmt=fmt, scope=scope, scope_from=scope_from,
+              on_report=on_report, on_error=on_error, state=state)
+    except KeyboardInterrupt:
+        info(f"stopped watching: {state.captured} captured from {state.files_read} file read(s) "
+             f"in {state.passes} pass(es)")
 
 
 def _print_report(report) -> None:  # type: ignore[no-untyped-def]

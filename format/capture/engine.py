@@ -22,6 +22,7 @@ run idempotent.
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 from collections.abc import Iterable
@@ -30,10 +31,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import ids
-from ..errors import InvalidInputError, RecordParseError, TombstonedError
+from ..errors import InvalidInputError, MemError, RecordParseError, TombstonedError
 from ..fsutil import atomic_write, ensure_dir
 from ..record import Record, match_digest
-from ..timeutil import format_time, now
+from ..timeutil import format_time, now, parse_time
+from .dates import ground
 from .extract import Candidate, extract
 from .transcripts import Transcript, Turn
 
@@ -233,7 +235,8 @@ def _build_index(store: Store, scope: str) -> _ScopeIndex:
 
 
 def _sighting(src: dict[str, Any]) -> dict[str, Any]:
-    s: dict[str, Any] = {k: src[k] for k in ("transcript", "conversation", "turn", "pattern") if k in src}
+    keep = ("transcript", "conversation", "turn", "pattern", "host", "session")
+    s: dict[str, Any] = {k: src[k] for k in keep if k in src}
     if src.get("ts"):
         s["ts"] = src["ts"]
     return s
@@ -271,6 +274,16 @@ def add_sighting(store: Store, record_id: str, src: dict[str, Any], *, reread: b
 
 # ---------------------------------------------------------------------------------------------
 # The run
+
+
+def _turn_time(turn: Turn) -> _dt.datetime | None:
+    """The turn's own time, or None when it has none (or none that reads as a time)."""
+    if not turn.ts:
+        return None
+    try:
+        return parse_time(turn.ts, "turn time")
+    except MemError:
+        return None
 
 
 def resolve_scope(turn: Turn, t: Transcript, scope: str | None, scope_from: str | None) -> str:
@@ -328,12 +341,22 @@ def capture(
         }
         if turn.ts:
             src["ts"] = turn.ts
+        if t.host:
+            src["host"] = t.host
+        session = turn.fields.get("session") if t.host else None
+        if session:
+            src["session"] = str(session)
+        grounded = ground(c.content, _turn_time(turn))
+        content = grounded.content
+        if grounded.resolved:
+            src["resolved"] = [{"phrase": ph, "date": d} for ph, d in grounded.resolved]
         if repeat and c.clause:
             # a second find of the same pattern in this turn ("I love X and I love Y"): the
             # clause index makes its source key distinct; a first find keeps the plain key
             src["clause"] = c.clause
         key = source_key(src)
-        digest = match_digest(c.content)
+        digest = match_digest(content)
+        item.content = content
         tomb = store.tombstones.load(sc)
         idx = index(sc)
         if digest in tomb.digests or (key is not None and key in tomb.digests):
@@ -355,8 +378,8 @@ def capture(
         else:
             try:
                 rec = store.add(
-                    c.content, scope=sc, kind=c.kind, status="candidate", confidence=c.confidence,
-                    source=src, op="capture",
+                    content, scope=sc, kind=c.kind, status="candidate", confidence=c.confidence,
+                    source=src, op="capture", valid_from=grounded.valid_from,
                 )
             except TombstonedError:
                 item.outcome = "suppressed-forgotten"

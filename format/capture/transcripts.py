@@ -12,6 +12,8 @@ Formats (``spec/capture.md``, "Transcript formats"):
   content, timestamp}]}``) or a ``sessions/`` folder of them.
 - ``windieos``: a WindieOS ``episodic.db`` (or its folder): rows of ``memories`` with
   ``record_kind = 'transcript'``, one per chat message; opened read-only.
+- ``claude-code``, ``codex``, ``chatgpt``, ``json``: what agent hosts write, and a plain JSON
+  array of messages (:mod:`.hosts`).
 
 Every reader returns the whole transcript (a list of :class:`Turn`) or raises
 :class:`InvalidInputError` naming the file (and line) and the problem; nothing is half-read.
@@ -29,7 +31,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
 
-FORMATS: tuple[str, ...] = ("jsonl", "text", "skales", "windieos")
+FORMATS: tuple[str, ...] = ("jsonl", "text", "skales", "windieos", "claude-code", "codex", "chatgpt", "json")
 
 USER_ROLES = {"user", "human", "me", "you"}
 _ROLE_ALIASES = {
@@ -67,6 +69,7 @@ class Transcript:
     turns: list[Turn]
     size: int = 0  # bytes read (files), for the watermark's append check
     prefix_digest: str | None = None  # sha256 of the bytes read
+    host: str | None = None  # the agent host that wrote it (claude-code, codex, chatgpt)
 
 
 def normalize_role(role: object) -> str:
@@ -331,15 +334,24 @@ def read_windieos(path: Path, source: str | None = None) -> Transcript:
 
 
 def detect_format(path: Path) -> str:
-    """Guess the format of a transcript path (file or folder), or raise naming the file."""
+    """Guess the format of a transcript path (file or folder), or raise naming the file.
+
+    A folder of host session files (``*.jsonl``, ``conversations.json``, at any depth) is
+    ``folder``: each file is detected and read on its own (:func:`host_files`).
+    """
+    from .hosts import sniff_json_document, sniff_jsonl_host
+
     if path.is_dir():
         if (path / "episodic.db").is_file():
             return "windieos"
         if _skales_session_files(path) or (path / "sessions").is_dir():
             return "skales"
+        if host_files(path):
+            return "folder"
         raise InvalidInputError(
-            "cannot tell the transcript format of this folder (no episodic.db, no session_*.json)",
-            path=path, hint="pass --format",
+            "cannot tell the transcript format of this folder (no episodic.db, no session_*.json, "
+            "no *.jsonl or conversations.json)",
+            path=path, hint="pass a transcript file, or --format",
         )
     if not path.exists():
         raise NotFoundError("no such transcript", path=path)
@@ -350,7 +362,16 @@ def detect_format(path: Path) -> str:
     if path.name.startswith("session_") and path.suffix == ".json":
         return "skales"
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    lines = [ln for ln in text.split("\n")[:-1] if ln.strip()] or [text] * bool(text.strip())
     first = next((ln for ln in text.split("\n") if ln.strip()), "")
+    if first.lstrip().startswith("{"):
+        host = sniff_jsonl_host(lines)
+        if host is not None:
+            return host
+    if first.lstrip().startswith(("[", "{")):
+        doc = sniff_json_document(text)
+        if doc is not None:
+            return doc
     if first.lstrip().startswith("{"):
         try:
             obj = json.loads(first)
@@ -367,18 +388,43 @@ def detect_format(path: Path) -> str:
             return "skales"
         return "jsonl" if path.suffix == ".jsonl" else "text"
     raise InvalidInputError(
-        "cannot tell the transcript format (not JSON Lines, 'User:'/'Assistant:' text, a Skales "
+        "cannot tell the transcript format (not JSON Lines, a JSON array of messages, "
+        "'User:'/'Assistant:' text, a Claude Code, Codex or ChatGPT transcript, a Skales "
         "session or a WindieOS episodic.db)",
-        path=path, hint="pass --format jsonl|text|skales|windieos",
+        path=path, hint=f"pass --format {'|'.join(FORMATS)}",
     )
 
 
+def host_files(folder: Path) -> list[Path]:
+    """The host session files under ``folder`` (any depth), in path order."""
+    from .hosts import is_host_session_file
+
+    return sorted(p for p in folder.rglob("*") if p.is_file() and is_host_session_file(p))
+
+
 def read_transcripts(path: Path, fmt: str = "auto", source: str | None = None) -> list[Transcript]:
-    """Read one transcript path (a folder of Skales sessions gives one transcript per file)."""
+    """Read one transcript path (a folder of sessions gives one transcript per file)."""
+    from . import hosts
+
+    if path.is_dir() and fmt in ("auto", "claude-code", "codex", "chatgpt", "json", "jsonl"):
+        kind = detect_format(path) if fmt == "auto" else "folder"
+        if kind == "folder":
+            if source is not None:
+                raise InvalidInputError("--source-name names one transcript file, not a folder", path=path)
+            return [t for f in host_files(path) for t in read_transcripts(f, fmt)]
+        fmt = kind
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt not in FORMATS:
         raise InvalidInputError(f"unknown transcript format {fmt!r}; use auto, {', '.join(FORMATS)}")
+    if fmt == "claude-code":
+        return [hosts.read_claude_code(path, source)]
+    if fmt == "codex":
+        return [hosts.read_codex(path, source)]
+    if fmt == "chatgpt":
+        return [hosts.read_chatgpt(path, source)]
+    if fmt == "json":
+        return [hosts.read_json_messages(path, source)]
     if fmt == "jsonl":
         return [read_jsonl(path, source)]
     if fmt == "text":
