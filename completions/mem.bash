@@ -181,9 +181,10 @@ _mem_completion() {
                 --scope-from) return;;
                 --format|-F) return;;
                 --source-name) return;;
+                --interval) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --json --watch --interval --help' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
