@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -26,9 +28,56 @@ def _as_list(v: Any, what: str) -> list[str] | None:
     raise InvalidInputError(f"{what} must be a string or a list of strings")
 
 
-def _run_one(s: Searcher, q: dict[str, Any]) -> SearchResult:
+@dataclass(frozen=True)
+class Bounds:
+    """The command line's filters in ``--batch``: they apply to every line, which may narrow them
+    (fewer scopes, kinds or statuses, more tags, a smaller ``k``), never widen them. ``None``:
+    not given on the command line."""
+
+    scopes: list[str] | None = None
+    kinds: list[str] | None = None
+    tags: list[str] | None = None
+    statuses: list[str] | None = None
+    as_of: dt.datetime | None = None
+    known_at: dt.datetime | None = None
+    k: int | None = None
+    mode: str | None = None
+    explain: bool = False
+
+
+def _within(line: list[str] | None, cli: list[str] | None, what: str, flag: str) -> list[str] | None:
+    """A line's values, which must all be among the command line's (when it gave some)."""
     from mem.format.errors import InvalidInputError
 
+    if cli is None:
+        return line
+    if line is None:
+        return cli
+    wider = [v for v in line if v not in cli]
+    if wider:
+        raise InvalidInputError(
+            f"{what} {', '.join(wider)} is outside the command line's {flag} {','.join(cli)}: "
+            "a batch line may narrow the command-line filters, never widen them"
+        )
+    return line
+
+
+def _same(line: Any, cli: Any, what: str, flag: str) -> Any:
+    """A line's value for a setting the command line fixed: absent or the same."""
+    from mem.format.errors import InvalidInputError
+
+    if cli is None or line is None or line == cli:
+        return cli if line is None else line
+    raise InvalidInputError(
+        f"{what} differs from the command line's {flag}: a batch line may narrow the "
+        "command-line filters, never widen or change them"
+    )
+
+
+def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> SearchResult:
+    from mem.format.errors import InvalidInputError
+
+    b = bounds or Bounds()
     known = {"query", "scope", "scopes", "kind", "kinds", "tag", "tags", "status", "statuses",
              "as_of", "known_at", "k", "mode", "explain", "id"}
     extra = sorted(set(q) - known)
@@ -37,27 +86,37 @@ def _run_one(s: Searcher, q: dict[str, Any]) -> SearchResult:
     query = q.get("query")
     if not isinstance(query, str):
         raise InvalidInputError("a batch query needs a string \"query\"")
-    k = q.get("k", 10)
+    k = q.get("k", b.k if b.k is not None else 10)
     if not isinstance(k, int) or isinstance(k, bool):
         raise InvalidInputError("\"k\" must be an integer")
-    mode = q.get("mode", "hybrid")
+    if b.k is not None and k > b.k:
+        raise InvalidInputError(
+            f"\"k\": {k} is more than the command line's -k {b.k}: a batch line may narrow the "
+            "command-line filters, never widen them"
+        )
+    mode = _same(q.get("mode"), b.mode, "\"mode\"", "--mode") or "hybrid"
     if not isinstance(mode, str):
         raise InvalidInputError("\"mode\" must be a string")
+    tags = _as_list(q.get("tags", q.get("tag")), "tag")
+    if b.tags is not None:  # every tag must be there: the command line's and the line's
+        tags = list(dict.fromkeys([*b.tags, *(tags or [])]))
     return s.search(
         query,
-        scopes=_as_list(q.get("scopes", q.get("scope")), "scope"),
-        kinds=_as_list(q.get("kinds", q.get("kind")), "kind"),
-        tags=_as_list(q.get("tags", q.get("tag")), "tag"),
-        statuses=_as_list(q.get("statuses", q.get("status")), "status"),
-        as_of=parse_time_option(q.get("as_of"), "as_of"),
-        known_at=parse_time_option(q.get("known_at"), "known_at"),
+        scopes=_within(_as_list(q.get("scopes", q.get("scope")), "scope"), b.scopes, "scope", "--scope"),
+        kinds=_within(_as_list(q.get("kinds", q.get("kind")), "kind"), b.kinds, "kind", "--kind"),
+        tags=tags,
+        statuses=_within(_as_list(q.get("statuses", q.get("status")), "status"), b.statuses,
+                         "status", "--status"),
+        as_of=_same(parse_time_option(q.get("as_of"), "as_of"), b.as_of, "\"as_of\"", "--as-of"),
+        known_at=_same(parse_time_option(q.get("known_at"), "known_at"), b.known_at,
+                       "\"known_at\"", "--known-at"),
         k=k,
         mode=mode,
-        explain=bool(q.get("explain", False)),
+        explain=bool(q.get("explain", False)) or b.explain,
     )
 
 
-def _batch(s: Searcher) -> int:
+def _batch(s: Searcher, bounds: Bounds | None = None) -> int:
     """JSON Lines in, one JSON line out per query; exit status of the first failure (0 if none)."""
     from mem.format.errors import InvalidInputError, MemError
 
@@ -73,7 +132,7 @@ def _batch(s: Searcher) -> int:
                 raise InvalidInputError(f"line {n} of stdin is not JSON: {exc}") from None
             if not isinstance(q, dict):
                 raise InvalidInputError(f"line {n} of stdin is not a JSON object")
-            res = _run_one(s, q)
+            res = _run_one(s, q, bounds)
             out: dict[str, Any] = {"query": q["query"], **res.to_dict()}
             if "id" in q:
                 out = {"id": q["id"], **out}
@@ -90,6 +149,7 @@ def _batch(s: Searcher) -> int:
 def register(app: typer.Typer) -> None:
     @app.command("search")
     def search(
+        ctx: typer.Context,
         query: Annotated[str | None, typer.Argument(help="What to look for (free text).")] = None,
         mode: Annotated[str, typer.Option("--mode", "-m", help="hybrid (default), lexical or vector.")] = "hybrid",
         scope: Annotated[list[str] | None, typer.Option("--scope", help="Only this scope (repeat, or comma-separated).")] = None,
@@ -111,8 +171,24 @@ def register(app: typer.Typer) -> None:
         if batch:
             if query is not None:
                 raise InvalidInputError("give queries on stdin with --batch, not as an argument")
+            def given(name: str) -> bool:
+                # by the enum's name: typer may bring its own copy of click's ParameterSource
+                source = ctx.get_parameter_source(name)
+                return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+            bounds = Bounds(
+                scopes=split_csv(scope),
+                kinds=split_csv(kind),
+                tags=split_csv(tag),
+                statuses=split_csv(status),
+                as_of=parse_time_option(as_of, "--as-of"),
+                known_at=parse_time_option(known_at, "--known-at"),
+                k=k if given("k") else None,
+                mode=mode if given("mode") else None,
+                explain=explain,
+            )
             with Searcher(store, long_lived=True) as s:
-                code = _batch(s)
+                code = _batch(s, bounds)
             raise typer.Exit(code)
         if query is None:
             raise InvalidInputError("no query: give one as an argument (or use --batch)")

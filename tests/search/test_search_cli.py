@@ -204,3 +204,42 @@ def test_unreadable_record_file_is_named_in_a_warning(cli_store: tuple[Path, dic
     warnings = json.loads(r.stdout)["warnings"]
     assert len(warnings) == 1 and str(victim) in warnings[0] and "recorded_at" in warnings[0], warnings
     assert victim.stem not in [h["id"] for h in json.loads(r.stdout)["hits"]]
+
+
+def test_batch_applies_the_command_line_filters_to_every_line(tmp_path: Path) -> None:
+    """`--scope` (and --kind, --mode, -k...) on the command line bind every batch line: a script
+    that binds the scope there never reads another scope; a line may narrow, never widen."""
+    root = tmp_path / "st"
+    assert run_mem("init", str(root), env=ENV).returncode == 0
+    ids = {}
+    for name, text, scope in (("lisbon", "Ana lives in Lisbon", "ana"), ("porto", "Bob lives in Porto", "bob")):
+        r = run_mem("--store", str(root), "add", text, "--scope", scope, env=ENV)
+        assert r.returncode == 0, r.stderr
+        ids[name] = r.stdout.strip()
+    lines = [
+        {"query": "lives"},  # no scope of its own: the command line's
+        {"query": "Porto", "scope": "bob"},  # widening: refused
+        {"query": "lives", "scopes": ["ana", "bob"]},  # widening: refused
+        {"query": "lives", "scope": "ana", "k": 1},  # narrowing: fine
+        {"query": "lives", "k": 50},  # more than -k: refused
+        {"query": "lives", "mode": "vector"},  # another mode: refused
+        {"query": "lives", "kind": "fact"},  # outside --kind note: refused
+    ]
+    stdin = "".join(json.dumps(x) + "\n" for x in lines)
+    r = run_mem("--store", str(root), "search", "--batch", "--scope", "ana", "--kind", "note",
+                "--mode", "lexical", "-k", "5", input=stdin, env=ENV)
+    assert r.returncode == 4
+    outs = [json.loads(x) for x in r.stdout.splitlines()]
+    assert len(outs) == len(lines)
+    assert [h["id"] for h in outs[0]["hits"]] == [ids["lisbon"]] and outs[0]["mode"] == "lexical"
+    assert [h["id"] for h in outs[3]["hits"]] == [ids["lisbon"]]
+    for n in (1, 2, 4, 5, 6):
+        assert "hits" not in outs[n], outs[n]
+        assert outs[n]["error"]["exit_code"] == 4
+        assert "never widen" in outs[n]["error"]["message"]
+    assert "outside the command line's --scope ana" in outs[1]["error"]["message"]
+    assert ids["porto"] not in r.stdout
+    # tags given on the command line are required by every line too
+    r = run_mem("--store", str(root), "search", "--batch", "--tag", "nowhere", "--mode", "lexical",
+                input=json.dumps({"query": "lives"}) + "\n", env=ENV)
+    assert r.returncode == 0 and json.loads(r.stdout)["hits"] == []
