@@ -43,6 +43,8 @@ class Bounds:
     k: int | None = None
     mode: str | None = None
     explain: bool = False
+    rerank: bool | None = None  # a default: a line's own "rerank" wins
+    min_score: float | None = None  # a line may raise it, not lower it
 
 
 def _within(line: list[str] | None, cli: list[str] | None, what: str, flag: str) -> list[str] | None:
@@ -79,7 +81,7 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
 
     b = bounds or Bounds()
     known = {"query", "scope", "scopes", "kind", "kinds", "tag", "tags", "status", "statuses",
-             "as_of", "known_at", "k", "mode", "explain", "id"}
+             "as_of", "known_at", "k", "mode", "explain", "id", "rerank", "min_score"}
     extra = sorted(set(q) - known)
     if extra:
         raise InvalidInputError(f"unknown key(s) {', '.join(extra)} in a batch query")
@@ -100,6 +102,17 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
     tags = _as_list(q.get("tags", q.get("tag")), "tag")
     if b.tags is not None:  # every tag must be there: the command line's and the line's
         tags = list(dict.fromkeys([*b.tags, *(tags or [])]))
+    rerank = q.get("rerank", b.rerank)
+    if rerank is not None and not isinstance(rerank, bool):
+        raise InvalidInputError("\"rerank\" must be true or false")
+    min_score = q.get("min_score", b.min_score)
+    if min_score is not None and (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)):
+        raise InvalidInputError("\"min_score\" must be a number")
+    if b.min_score is not None and min_score < b.min_score:
+        raise InvalidInputError(
+            f"\"min_score\": {min_score} is below the command line's --min-score {b.min_score}: a batch "
+            "line may narrow the command-line filters, never widen them"
+        )
     return s.search(
         query,
         scopes=_within(_as_list(q.get("scopes", q.get("scope")), "scope"), b.scopes, "scope", "--scope"),
@@ -113,6 +126,8 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
         k=k,
         mode=mode,
         explain=bool(q.get("explain", False)) or b.explain,
+        rerank=rerank,
+        min_score=None if min_score is None else float(min_score),
     )
 
 
@@ -162,6 +177,8 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
         explain: Annotated[bool, typer.Option("--explain", help="Show how each score was made.")] = False,
         batch: Annotated[bool, typer.Option("--batch", help="Read JSON Lines queries on stdin; print one JSON line each.")] = False,
+        rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Reorder the best hybrid hits with the reranker (default: [search] rerank).")] = None,
+        min_score: Annotated[float | None, typer.Option("--min-score", help="Leave out hits scored below this (hybrid: a calibrated relevance, 0-1).")] = None,
     ) -> None:
         """Search memories. No results is not an error (exit 0); a failed search is."""
         from mem.format.errors import InvalidInputError
@@ -186,6 +203,8 @@ def register(app: typer.Typer) -> None:
                 k=k if given("k") else None,
                 mode=mode if given("mode") else None,
                 explain=explain,
+                rerank=rerank,
+                min_score=min_score,
             )
             with Searcher(store, long_lived=True) as s:
                 code = _batch(s, bounds)
@@ -204,6 +223,8 @@ def register(app: typer.Typer) -> None:
                 k=k,
                 mode=mode,
                 explain=explain,
+                rerank=rerank,
+                min_score=min_score,
             )
         for w in res.warnings:
             warn(w)

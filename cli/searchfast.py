@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 _GLOBAL_VALUE = {"--store": "store", "-s": "store", "--lock-timeout": "lock_timeout"}
 _GLOBAL_FLAG = {"--quiet": "quiet", "-q": "quiet", "--no-color": "no_color", "--json-errors": "json_errors"}
 _MULTI = {"--scope": "scope", "--kind": "kind", "--tag": "tag", "-t": "tag", "--status": "status"}
-_VALUE = {"--mode": "mode", "-m": "mode", "--as-of": "as_of", "--known-at": "known_at", "-k": "k", "--limit": "k"}
+_VALUE = {"--mode": "mode", "-m": "mode", "--as-of": "as_of", "--known-at": "known_at", "-k": "k", "--limit": "k",
+          "--min-score": "min_score"}
 _FLAG = {"--json": "json", "--explain": "explain"}
+_SWITCH = {"--rerank": ("rerank", True), "--no-rerank": ("rerank", False)}
 
 
 def render(res: SearchResult | LeanResult, query: str, json_out: bool, explain: bool) -> None:
@@ -74,7 +76,8 @@ def parse(args: list[str]) -> dict[str, Any] | None:
         except ValueError:
             return None  # typer's usage error (exit 2), as for every other command
     o: dict[str, Any] = {"scope": [], "kind": [], "tag": [], "status": [], "mode": "hybrid", "k": "10",
-                         "json": False, "explain": False, "as_of": None, "known_at": None}
+                         "json": False, "explain": False, "as_of": None, "known_at": None, "rerank": None,
+                         "min_score": None}
     query: list[str] = []
     rest = args[i + 1:]
     j = 0
@@ -87,6 +90,11 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             key, eq, val = a.partition("=")
             if key in _FLAG and not eq:
                 o[_FLAG[key]] = True
+                j += 1
+                continue
+            if key in _SWITCH and not eq:
+                name, value = _SWITCH[key]
+                o[name] = value
                 j += 1
                 continue
             if key in _MULTI or key in _VALUE:
@@ -113,6 +121,13 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     if not 1 <= k <= 1000:
         return None
     o["k"] = k
+    if o["min_score"] is not None:
+        try:
+            o["min_score"] = float(o["min_score"])
+        except ValueError:
+            return None  # typer's usage error
+        if o["min_score"] != o["min_score"] or o["min_score"] in (float("inf"), float("-inf")):
+            return None
     o["query"] = query[0]
     o["global"] = g
     return o
@@ -171,7 +186,7 @@ def fast_main(args: list[str]) -> int | None:
     o = parse(args)
     if o is None:
         return None
-    if o["mode"] == "lexical" and not o["explain"]:
+    if o["mode"] == "lexical" and not o["explain"] and o["min_score"] is None:
         lean = _lean(o)
         if lean is not None:
             global answered_read_only
@@ -203,6 +218,8 @@ def fast_main(args: list[str]) -> int | None:
                 k=o["k"],
                 mode=o["mode"],
                 explain=o["explain"],
+                rerank=o["rerank"],
+                min_score=o["min_score"],
             )
     except MemError as exc:
         if g.get("json_errors"):

@@ -133,6 +133,12 @@ class EmbedderUnavailableError(MemError):
     code = "embedder-unavailable"
 
 
+class RerankerUnavailableError(EmbedderUnavailableError):
+    """The reranker's model cannot be loaded (not installed, corrupt, its runtime missing)."""
+
+    code = "reranker-unavailable"
+
+
 class StoreIOError(MemError):
     exit_code = ExitCode.IO_ERROR
     code = "io-error"

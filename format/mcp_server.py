@@ -142,6 +142,16 @@ class ScopedMemory:
 
     # -- search (kept warm) --------------------------------------------------------------------
 
+    def default_floor(self) -> float:
+        """The floor ``recall`` applies to calibrated scores when its caller names none."""
+        from .relevance import RECALL_MIN_SCORE
+
+        conf = self.store.config.raw.get("mcp", {})
+        v = conf.get("min_score", RECALL_MIN_SCORE) if isinstance(conf, dict) else RECALL_MIN_SCORE
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+            raise ValidationError("[mcp] min_score in config.toml is not a number")
+        return float(v)
+
     def searcher(self) -> Any:
         """The searcher over the store, opened once per server (indexes and model stay loaded)."""
         if self._searcher is None:
@@ -216,7 +226,12 @@ class ScopedMemory:
         kinds: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
         mode: str = "hybrid",
+        min_score: float | None = None,
     ) -> dict[str, Any]:
+        """Search the served scopes. ``min_score``: leave out hits scored below it; when None,
+        the default floor (``[mcp] min_score`` of config.toml, else ``relevance.RECALL_MIN_SCORE``)
+        is applied to calibrated scores (hybrid search): a query about something the store does
+        not hold gets no results rather than the nearest unrelated records."""
         def run() -> dict[str, Any]:
             if not query.strip():
                 raise ValidationError("the query is empty")
@@ -233,7 +248,12 @@ class ScopedMemory:
                 tags=list(tags) if tags else None,
                 k=k,
                 mode=mode,
+                **({} if min_score is None else {"min_score": min_score}),
             )
+            if min_score is None:
+                floor = self.default_floor()
+                response.hits = [h for h in response.hits
+                                 if getattr(h, "z", None) is None or float(getattr(h, "score", 0.0)) >= floor]
             return _search_payload(response, wanted)
 
         return self._locked(run)
@@ -394,6 +414,8 @@ def build_server(memory: ScopedMemory) -> Any:
 
     from mem import __version__
 
+    from .relevance import RECALL_MIN_SCORE
+
     server = MCPServer(
         name=SERVER_NAME,
         version=__version__,
@@ -479,9 +501,17 @@ def build_server(memory: ScopedMemory) -> Any:
             Literal["hybrid", "lexical", "vector"],
             Field(description="hybrid (default), lexical (words) or vector (meaning)."),
         ] = "hybrid",
+        min_score: Annotated[
+            float | None,
+            Field(description=(
+                "Leave out results scored below this. Hybrid scores estimate the chance (0-1) "
+                "that a memory answers the query; by default results below the server's floor "
+                f"(config.toml [mcp] min_score, else {RECALL_MIN_SCORE}) are left out.")),
+        ] = None,
     ) -> dict[str, Any]:
         return call(
-            lambda: memory.recall(query, scopes=scopes, k=k, kinds=kinds, tags=tags, mode=mode)
+            lambda: memory.recall(query, scopes=scopes, k=k, kinds=kinds, tags=tags, mode=mode,
+                                  min_score=min_score)
         )
 
     @server.tool(annotations=read_only, description="Read one memory in full by its id.")

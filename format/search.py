@@ -17,7 +17,10 @@ runs again. Scope is enforced inside both index queries too. Lexical mode never 
 numpy, usearch or the embedding model. Filter semantics are those of
 :class:`mem.format.store.RecordFilter` (statuses default to active + candidate).
 
-Scores: ``score = base * prior``. ``base`` is, for hybrid, a convex combination
+Scores: ``score = base * prior``. For hybrid with convex fusion (the default) ``base`` is a
+calibrated relevance, ``relevance.sigmoid(relevance.first_z(b))`` (:mod:`mem.format.relevance`),
+of the convex evidence ``b``; ``search(rerank=True)`` rescores the best hits with the second
+stage (:mod:`mem.format.rerank`), ``min_score`` leaves out hits scored below it. ``b`` is a convex combination
 ``w * cosine + (1 - w) * coverage ** 2`` (``w`` = ``[search] vector_weight``, default 0.6;
 ``coverage`` = the idf-weighted fraction of the query's terms the record contains, see
 :mod:`mem.format.index.terms`; a candidate found by one arm gets its real value for the other)
@@ -31,6 +34,7 @@ recency (1 + 0.1 * 0.5 ** (age_days / 180)).
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -61,7 +65,8 @@ if TYPE_CHECKING:
 
 MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
 RRF_K = 60
-VECTOR_WEIGHT = 0.6
+from .relevance import VECTOR_WEIGHT as VECTOR_WEIGHT  # noqa: E402  (fitted: mem.format.relevance)
+
 MAX_K = 1000
 BACKFILL_LIMIT = 256
 #: How many times a search runs again when a concurrent swap replaced the index it was reading.
@@ -79,6 +84,10 @@ class Hit:
     arms: list[str]
     record: Record
     explain: dict[str, Any] | None = None
+    #: the log-odds of relevance behind a calibrated score (hybrid, convex fusion), else None
+    z: float | None = None
+    #: the prior the score was multiplied by (None: not known)
+    prior: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -132,6 +141,8 @@ class Searcher:
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
         self._embedder_error: EmbedderUnavailableError | None = None
+        self._reranker: Any = None
+        self._reranker_error: EmbedderUnavailableError | None = None
         self._lex: LexicalIndex | None = None
         self._vec: VectorIndex | None = None
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
@@ -336,8 +347,14 @@ class Searcher:
         k: int = 10,
         mode: str = "hybrid",
         explain: bool = False,
+        rerank: bool | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
         """Search; see the module docstring. Raises MemError subclasses on failure.
+
+        ``rerank``: reorder the best hits of a hybrid search with the reranker (None: ``[search]
+        rerank`` of config.toml, default off); ``min_score``: leave out hits scored below it
+        (hybrid scores are calibrated relevances, :mod:`mem.format.relevance`).
 
         Another process may swap in a new index generation (``mem rebuild``, ``mem compact``, a
         first search building the index) while this search reads the old one, whose files are
@@ -350,7 +367,7 @@ class Searcher:
             try:
                 return self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
                                          tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
-                                         explain=explain, gens=gens)
+                                         explain=explain, gens=gens, rerank=rerank, min_score=min_score)
             except IndexUnavailableError:
                 if attempt + 1 >= SWAP_RETRIES or self._generations() == gens:
                     raise
@@ -378,6 +395,8 @@ class Searcher:
         mode: str,
         explain: bool,
         gens: tuple[str | None, str | None],
+        rerank: bool | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
         from .record import STATUSES
         from .timeutil import now
@@ -395,6 +414,9 @@ class Searcher:
                     "or the calling program's encoding)") from None
         if not 1 <= int(k) <= MAX_K:
             raise InvalidInputError(f"k must be between 1 and {MAX_K}")
+        if min_score is not None and not (isinstance(min_score, (int, float)) and math.isfinite(min_score)):
+            raise InvalidInputError(f"min_score {min_score!r} is not a number")
+        do_rerank, top_n = self._rerank_setting(rerank)
         scopes = None if scopes is None else [ids.check_scope(s) for s in scopes]
         kinds = None if kinds is None else [ids.check_kind(x) for x in kinds]
         tags = None if tags is None else [ids.check_tag(t) for t in tags]
@@ -463,14 +485,17 @@ class Searcher:
         if used == "hybrid" and self._fusion()[0] == "convex":
             from .index.lexical import TANTIVY_ERRORS, damaged
             from .index.terms import query_weights
+            from .relevance import content_weights
 
             try:
                 searcher = lex.searcher()
                 if self._idf[0] is not searcher:  # idf cache: valid for one tantivy searcher
                     self._idf = (searcher, {})
-                weights = query_weights(searcher, query, cache=self._idf[1])
+                weights = content_weights(query_weights(searcher, query, cache=self._idf[1]))
             except TANTIVY_ERRORS as exc:
                 raise damaged(lex.path, exc) from None
+        reranked = do_rerank and used == "hybrid" and weights is not None
+        want = max(k, top_n) if reranked else k  # the hits the reranker reads
         for _attempt in range(4):
             lex_hits = []
             if used in ("hybrid", "lexical"):
@@ -498,7 +523,7 @@ class Searcher:
                 else:
                     vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool,
                                           keep=keep, delta_keep=delta_keep)
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, k,
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, want,
                                      views, tomb, inputs)
             if stale:
                 from .index import refresh
@@ -511,10 +536,18 @@ class Searcher:
                     break
                 continue
             exhausted = len(lex_hits) < fetch and len(vec_hits) < fetch
-            if len(hits) >= k or exhausted:
+            if len(hits) >= want or exhausted:
                 break
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
+        if reranked:
+            hits = self._rerank(query, hits, top_n, explain, warnings)
+        if min_score is not None:
+            hits = [h for h in hits if h.score >= min_score]
+            if explain:
+                for h in hits:
+                    if h.explain is not None:
+                        h.explain["min_score"] = min_score  # passed: score >= min_score
         done = time.perf_counter()
         self.last_timings = {"total_ms": (done - started) * 1000}
         if embedded_at is not None:  # what the search took once the query's embedding was there
@@ -577,6 +610,67 @@ class Searcher:
         with self.store.lock:
             _apply(self.store, lex, puts, deletes)
 
+    def _rerank_setting(self, asked: bool | None) -> tuple[bool, int]:
+        """Whether to rerank (``asked``, else ``[search] rerank``, default off) and how many of the
+        best hits the reranker reads (``[search] rerank_top``, default ``relevance.RERANK_TOP``)."""
+        from .relevance import RERANK_TOP
+
+        conf = self.store.config.search
+        on = conf.get("rerank", False) if asked is None else asked
+        if not isinstance(on, bool):
+            raise InvalidInputError("[search] rerank is not true or false", path=self.store.root / "config.toml")
+        top = conf.get("rerank_top", RERANK_TOP)
+        if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= MAX_K:
+            raise InvalidInputError(f"[search] rerank_top must be a whole number from 1 to {MAX_K}",
+                                    path=self.store.root / "config.toml")
+        return on, top
+
+    def reranker(self) -> Any:
+        """The reranker's model, loaded once (raises RerankerUnavailableError, remembered)."""
+        if self._reranker is None:
+            if self._reranker_error is not None:
+                raise self._reranker_error
+            from .embed import choose
+            from .errors import RerankerUnavailableError
+            from .rerank import load_reranker
+
+            try:
+                self._reranker = load_reranker(threads=choose(self.store.config).threads)
+            except RerankerUnavailableError as exc:
+                self._reranker_error = exc
+                raise
+        return self._reranker
+
+    def _rerank(self, query: str, hits: list[Hit], top_n: int, explain: bool, warnings: list[str]) -> list[Hit]:
+        """The hits with the best ``top_n`` rescored by the second stage (mem.format.rerank and
+        mem.format.relevance), all sorted by score. Without the model: ``hits``, and a warning."""
+        from .errors import RerankerUnavailableError
+        from .relevance import date_match, name_match, read_query, rerank_z, sigmoid, speaker_of
+
+        head = [h for h in hits[:top_n] if h.z is not None and h.prior is not None]
+        if not head:
+            return hits
+        try:
+            model = self.reranker()
+        except RerankerUnavailableError as exc:
+            warnings.append(f"reranking unavailable, first-stage order: {exc}")
+            return hits
+        reading = read_query(query)
+        sims = model.scores(query, [h.content for h in head])
+        for h, ms in zip(head, sims, strict=True):
+            assert h.z is not None and h.prior is not None
+            name = name_match(reading, speaker_of(h.record.source, h.content))
+            date = date_match(reading, h.record.valid_from)
+            z2 = rerank_z(h.z, ms, name, date)
+            rel = sigmoid(z2)
+            if explain and h.explain is not None:
+                h.explain["rerank"] = {"first_relevance": h.explain.get("relevance"), "maxsim": round(ms, 4),
+                                       "speaker_named": name, "date_named": date}
+                h.explain["relevance"] = round(rel, 6)
+            h.z, h.score = z2, rel * h.prior
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits
+
     def _fusion(self) -> tuple[str, float]:
         conf = self.store.config.search
         how = str(conf.get("fusion", "convex"))
@@ -605,6 +699,7 @@ class Searcher:
         each is checked against what ranked it.
         """
         from .index.lexical import DocMeta
+        from .relevance import first_z, sigmoid
 
         how, w = self._fusion() if mode == "hybrid" else ("", 0.0)
         cands: dict[tuple[str, str], dict[str, Any]] = {}
@@ -640,7 +735,7 @@ class Searcher:
             ranking.append((key, arms, digest, rec, m, found))
 
         ranked: list[tuple[float, str, tuple[str, str], dict[str, Any], Record | None, DocMeta | None,
-                           dict[str, Any] | None]] = []
+                           dict[str, Any] | None, float | None, float]] = []
         inputs = {} if inputs is None else inputs
         self._inputs([key for key, *_r in ranking], views, inputs, mode, at, explain, weights, vec,
                      found_by_vector={key for key, arms, *_r in ranking if "vector" in arms})
@@ -693,11 +788,18 @@ class Searcher:
                     ex["coverage"] = round(cov, 4)
                 if how:
                     ex["fusion"] = how if how == "rrf" else f"convex(vector_weight={w})"
-            ranked.append((base * p, rid, key, arms, rec, m, ex))
+            z = None
+            if mode == "hybrid" and how == "convex":  # calibrated: mem.format.relevance
+                z = first_z(base)
+                rel = sigmoid(z)
+                if ex is not None:
+                    ex["relevance"] = round(rel, 6)
+                base = rel
+            ranked.append((base * p, rid, key, arms, rec, m, ex, z, p))
 
         ranked.sort(key=lambda r: (-r[0], r[1]))
         out: list[Hit] = []
-        for score, rid, key, arms, rec, m, ex in ranked:
+        for score, rid, key, arms, rec, m, ex, z, prior_of_hit in ranked:
             if k is not None and len(out) >= k:
                 break
             if rec is None:  # ranked from the index state: read it now, and check it
@@ -711,7 +813,7 @@ class Searcher:
                     stale.append(key)  # the state did not describe the file (digest or a field): re-index
                     continue
             out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
-                           [a for a in ("lexical", "vector") if a in arms], rec, ex))
+                           [a for a in ("lexical", "vector") if a in arms], rec, ex, z, prior_of_hit))
         return out, stale
 
     def _inputs(self, keys: list[tuple[str, str]], views: dict[tuple[str, str], Any],

