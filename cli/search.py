@@ -108,7 +108,7 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
     min_score = q.get("min_score", b.min_score)
     if min_score is not None and (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)):
         raise InvalidInputError("\"min_score\" must be a number")
-    if b.min_score is not None and min_score < b.min_score:
+    if b.min_score is not None and min_score is not None and min_score < b.min_score:
         raise InvalidInputError(
             f"\"min_score\": {min_score} is below the command line's --min-score {b.min_score}: a batch "
             "line may narrow the command-line filters, never widen them"
