@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "log",
     "stats",
     "capture",
+    "context",
     "review",
     "import_",
     "export",

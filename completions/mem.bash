@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture review import export consolidate verify diff compact rebuild repair mcp completion' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild repair mcp completion' -- "$cur"))
         fi
         return
     fi
@@ -187,6 +187,17 @@ _mem_completion() {
                 COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --json --watch --interval --help' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            ;;
+        context)
+            case "$prev" in
+                --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
+                --query|-q) return;;
+                --budget|-b) return;;
+                --format|-F) return;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--scope --query -q --budget -b --format -F --include-candidates --omitted --help' -- "$cur"))
             fi
             ;;
         review)

@@ -1,0 +1,37 @@
+"""``mem context``: a deterministic block of memory for an agent's prompt."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .common import open_store, split_csv
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("context")
+    def context_(
+        scope: Annotated[list[str] | None, typer.Option("--scope", help="Only these scopes (default: all).")] = None,
+        query: Annotated[str | None, typer.Option("--query", "-q", help="Put the memories most relevant to this text first (after instructions and preferences).")] = None,
+        budget: Annotated[int | None, typer.Option("--budget", "-b", min=0, help="At most this many tokens (mem-estimate-1, see spec/cli/context.md); what does not fit is counted in the footer.")] = None,
+        fmt: Annotated[str, typer.Option("--format", "-F", help="markdown (default) or json.")] = "markdown",
+        include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also unreviewed captures, marked (unreviewed).")] = False,
+        omitted: Annotated[bool, typer.Option("--omitted", help="List only the memories this block leaves out.")] = False,
+    ) -> None:
+        """Print a block of memory for an agent's prompt: the same store and arguments give the same bytes."""
+        from mem.format.context import ContextArgs, build, omitted_listing
+
+        args = ContextArgs(
+            scopes=tuple(split_csv(scope) or ()) or None,
+            query=query,
+            budget=budget,
+            fmt=fmt,
+            include_candidates=include_candidates,
+        )
+        store = open_store()
+        text = omitted_listing(store, args) if omitted else build(store, args).text
+        sys.stdout.write(text)
+
+    _ = context_
