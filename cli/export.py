@@ -7,17 +7,38 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated, Any
 
 import typer
 
 from .common import emit_json, info, open_store, parse_time_option, split_csv, warn
 
 
+def _write_stream(ex: Any, fmt: str, store: Any, out: IO[str], flt: Any, tombstones: bool) -> Any:
+    """Write a one-file format (jsonl, csv, mem0, claude-md) to ``out``; returns the counts."""
+    if fmt == "jsonl":
+        return ex.write_jsonl(store, out, flt, tombstones=tombstones)
+    if fmt == "csv":
+        return ex.write_csv(store, out, flt)
+    if fmt == "mem0":
+        from mem.format.exporters import mem0
+
+        return mem0.write(store, out, flt, tombstones=tombstones)
+    from mem.format.exporters import claudemd
+
+    return claudemd.write(store, out, flt)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("export")
     def export(
-        fmt: Annotated[str, typer.Option("--format", "-f", help="jsonl (lossless), csv or markdown.")] = "jsonl",
+        fmt: Annotated[
+            str,
+            typer.Option(
+                "--format", "-f",
+                help="jsonl (lossless), csv, markdown, or another tool's: mem0, basic-memory, claude-md.",
+            ),
+        ] = "jsonl",
         output: Annotated[
             Path | None,
             typer.Option("--output", "-o", help="File (jsonl, csv) or folder (markdown); default stdout."),
@@ -33,12 +54,14 @@ def register(app: typer.Typer) -> None:
         """Export records (and tombstones) to JSON Lines, CSV or a Markdown bundle."""
         from mem.format import export as ex
         from mem.format.errors import InvalidInputError, ValidationError
+        from mem.format.exporters import PEER_FORMATS
         from mem.format.fsutil import TMP_MARKER, ensure_dir, fsync_dir
         from mem.format.ids import check_kind, check_scope
         from mem.format.record import STATUSES
 
-        if fmt not in ("jsonl", "csv", "markdown"):
-            raise ValidationError(f"--format {fmt!r} is not jsonl, csv or markdown")
+        formats = ("jsonl", "csv", "markdown", *PEER_FORMATS)
+        if fmt not in formats:
+            raise ValidationError(f"--format {fmt!r} is not one of {', '.join(formats)}")
         statuses = split_csv(status)
         for st in statuses or []:
             if st not in STATUSES:
@@ -51,15 +74,17 @@ def register(app: typer.Typer) -> None:
             until=parse_time_option(until, "--until"),
         )
         store = open_store()
-        if fmt == "markdown":
+        if fmt in ("markdown", "basic-memory"):
             if output is None:
-                raise InvalidInputError("--format markdown writes a folder: give it with -o DIR")
-            counts = ex.write_markdown(store, output, flt)
-        elif output is None or str(output) == "-":
-            if fmt == "jsonl":
-                counts = ex.write_jsonl(store, sys.stdout, flt, tombstones=not no_tombstones)
+                raise InvalidInputError(f"--format {fmt} writes a folder: give it with -o DIR")
+            if fmt == "markdown":
+                counts = ex.write_markdown(store, output, flt)
             else:
-                counts = ex.write_csv(store, sys.stdout, flt)
+                from mem.format.exporters import basicmemory
+
+                counts = basicmemory.write(store, output, flt)
+        elif output is None or str(output) == "-":
+            counts = _write_stream(ex, fmt, store, sys.stdout, flt, not no_tombstones)
             sys.stdout.flush()
         else:
             if output.is_dir():
@@ -68,10 +93,7 @@ def register(app: typer.Typer) -> None:
             tmp = output.parent / f".{output.name}{TMP_MARKER}{secrets.token_hex(4)}"
             try:
                 with open(tmp, "w", encoding="utf-8", newline="") as f:
-                    if fmt == "jsonl":
-                        counts = ex.write_jsonl(store, f, flt, tombstones=not no_tombstones)
-                    else:
-                        counts = ex.write_csv(store, f, flt)
+                    counts = _write_stream(ex, fmt, store, f, flt, not no_tombstones)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, output)

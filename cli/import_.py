@@ -53,7 +53,11 @@ def register(app: typer.Typer) -> None:
         path: Annotated[str, typer.Argument(help="A .jsonl/.csv file ('-': stdin), or another system's store folder.")],
         from_: Annotated[
             str | None,
-            typer.Option("--from", help="jsonl, csv, windieos, matrixos, skales or soulofwaifu (detected when omitted)."),
+            typer.Option(
+                "--from",
+                help="jsonl, csv, windieos, matrixos, skales, soulofwaifu, mem0, basic-memory, claude-code, "
+                "letta or chatgpt-memories (detected when omitted).",
+            ),
         ] = None,
         scope: Annotated[str | None, typer.Option("--scope", help="Put everything into this scope.")] = None,
         scope_map: Annotated[

@@ -115,6 +115,14 @@ def new_id(ms: int | None = None) -> str:
     return _encode(now, 10) + _encode(rand & ((1 << 80) - 1), 16)
 
 
+def id_from(ms: int, rand: int) -> str:
+    """The ULID of time ``ms`` whose random part is ``rand`` (its low 80 bits): a deterministic
+    id, for items that must get the same id on every run (tombstones of imported deletions)."""
+    if not 0 <= ms < 1 << 48:
+        raise ValidationError(f"timestamp {ms} ms is out of the ULID range")
+    return _encode(ms, 10) + _encode(rand & ((1 << 80) - 1), 16)
+
+
 def id_time_ms(record_id: str) -> int:
     """The millisecond timestamp encoded in a ULID."""
     value = 0

@@ -120,8 +120,11 @@ class _State:
         self.digests: dict[tuple[str, str], str] = {}  # (scope, match digest) -> id
         self.pending_tomb: dict[str, set[str]] = {}  # scope -> tombstone ids planned (dry runs)
         self.planned: dict[str, Record] = {}  # id -> record a dry run would have written
+        self.superseded: set[str] = set()  # ids superseded already (no second successor)
         for r in store.iter_records(on_error=lambda e: None):
             self.note(r)
+            if r.status == "superseded":
+                self.superseded.add(r.id)
 
     def note(self, r: Record) -> None:
         self.live[r.id] = r.scope
@@ -327,12 +330,15 @@ def _apply_tombstone(
 ) -> None:
     obj = t.obj
     try:
-        raw_scope = str(obj.get("scope", ""))
-        scope = (
-            ids.check_scope(opts.scope)
-            if opts.scope
-            else ids.check_scope(opts.scope_map.get(raw_scope, raw_scope))
-        )
+        if "scope" not in obj and t.scope_hint is not None:
+            scope = _resolve_scope(ImportItem("", "", t.where, scope_hint=t.scope_hint), opts)
+        else:
+            raw_scope = str(obj.get("scope", ""))
+            scope = (
+                ids.check_scope(opts.scope)
+                if opts.scope
+                else ids.check_scope(opts.scope_map.get(raw_scope, raw_scope))
+            )
         digest = obj.get("digest")
         if not isinstance(digest, str) or not digest.startswith("sha256:"):
             raise ValidationError("a tombstone needs a digest (sha256:...)")
@@ -465,6 +471,8 @@ def _apply_item(
         _result(summary, opts, "refused_forgotten", item, rec, message=f"forgotten in scope {rec.scope} (tombstone {hit})")
         return
     dup = state.digests.get((rec.scope, rec.match_digest))
+    if dup is not None and item.supersedes_original is not None and dup in state.superseded:
+        dup = None  # a later version that returns to an earlier text is a version of its own
     if dup is not None:
         if key is None:  # an item identified by its content only: it is already here
             _result(summary, opts, "unchanged", item, rid=dup)
@@ -472,6 +480,11 @@ def _apply_item(
         state.keys.setdefault(key, dup)
         _result(summary, opts, "duplicate", item, rid=dup)
         return
+    if item.supersedes_original is not None:
+        old_key = source_key({"system": item.system, "original_id": item.supersedes_original})
+        old_id = state.keys.get(old_key) if old_key is not None else None
+        if old_id is not None and state.live.get(old_id) == rec.scope and old_id not in state.superseded:
+            rec = rec.with_changes(supersedes=(old_id,))
     _write(store, state, item, rec, opts, summary)
 
 
@@ -530,7 +543,10 @@ def _write(
         if item.original_id is not None and item.record is None:
             detail["original_id"] = item.original_id
         try:
-            rec = store.put(rec, op="import", detail=detail)
+            if rec.supersedes:
+                rec, _ = store.put_superseding(rec, op="import", detail=detail)
+            else:
+                rec = store.put(rec, op="import", detail=detail)
         except TombstonedError as exc:
             _result(summary, opts, "refused_forgotten", item, rec, message=exc.message)
             return
@@ -542,6 +558,7 @@ def _write(
             return
     else:
         state.planned[rec.id] = rec
+    state.superseded.update(rec.supersedes)
     state.note(rec)
     _result(summary, opts, "created", item, rec)
 

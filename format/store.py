@@ -874,34 +874,60 @@ class Store:
                 derived_from=(*old.derived_from, *extra_lineage),
                 source=src,
             )
-            if new.match_digest == old.match_digest:
-                raise ConflictError("the new content is the same as the old record's")
-            self._admit(new, False, None)
-            self._write_file(new)
-            self.log.append(
-                "supersede",
-                id=new.id,
-                scope=new.scope,
-                after=new.digest,
-                detail={"supersedes": old.id, **({"reason": reason} if reason else {})},
-                sync=self._sync,
-            )
-            old_new = superseded_version(old, new.id, t, vf)
-            self._write_file(old_new)
-            self.log.append(
-                "update",
-                id=old.id,
-                scope=old.scope,
-                before=old.digest,
-                after=old_new.digest,
-                detail={
-                    "superseded_by": new.id,
-                    "previous_status": old.status,
-                    **({"reason": reason} if reason else {}),
-                },
-                sync=self._sync,
-            )
+            new, old_new = self._commit_supersession(old, new, "supersede", reason)
         self._notify([Change("put", new.id, new.scope, new), Change("put", old.id, old.scope, old_new)])
+        return new, old_new
+
+    def put_superseding(
+        self, new: Record, *, op: str = "supersede", detail: Mapping[str, Any] | None = None
+    ) -> tuple[Record, Record]:
+        """Write a prebuilt record that supersedes ``new.supersedes[0]`` (an import of another
+        system's history): as :meth:`supersede`, with the new record's own ``recorded_at`` as
+        the record time and its ``valid_from`` (else ``recorded_at``) as the world time of the
+        change. Returns (new, old)."""
+        new = validate_record(new)
+        if len(new.supersedes) != 1:
+            raise ValidationError("put_superseding takes a record that supersedes exactly one record")
+        with self.lock:
+            if self._id_exists(new.id):
+                raise ConflictError(f"a record with id {new.id} already exists")
+            old = self.get(new.supersedes[0], new.scope)
+            if old.status not in ("active", "candidate"):
+                raise ConflictError(f"record {old.id} is {old.status}; only an active or candidate record can be superseded")
+            new, old_new = self._commit_supersession(old, new, op, None, detail)
+        self._notify([Change("put", new.id, new.scope, new), Change("put", old.id, old.scope, old_new)])
+        return new, old_new
+
+    def _commit_supersession(
+        self, old: Record, new: Record, op: str, reason: str | None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> tuple[Record, Record]:
+        """Write ``new`` (which supersedes ``old``), then ``old`` as superseded by it; the caller
+        holds the lock and notifies the listeners after it."""
+        if new.match_digest == old.match_digest:
+            raise ConflictError("the new content is the same as the old record's")
+        why = {"reason": reason} if reason else {}
+        self._admit(new, False, None)
+        self._write_file(new)
+        self.log.append(
+            op,
+            id=new.id,
+            scope=new.scope,
+            after=new.digest,
+            detail={"supersedes": old.id, **why, **dict(detail or {})},
+            sync=self._sync,
+        )
+        old_new = superseded_version(old, new.id, new.recorded_at, new.valid_from or new.recorded_at)
+        self._write_file(old_new)
+        self.log.append(
+            "update",
+            id=old.id,
+            scope=old.scope,
+            before=old.digest,
+            after=old_new.digest,
+            detail={"superseded_by": new.id, "previous_status": old.status, **why},
+            sync=self._sync,
+        )
         return new, old_new
 
     # -- forgetting -----------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""Readers that turn a source into import items: mem's own JSON Lines and CSV, and the on-disk
-stores of WindieOS, Matrix OS, Skales and Soul of Waifu (``/shared/formats/README.md``).
+"""Readers that turn a source into import items: mem's own JSON Lines and CSV, the on-disk
+stores of WindieOS, Matrix OS, Skales and Soul of Waifu (``/shared/formats/README.md``), and
+the memory tools people migrate from: mem0, basic-memory, Claude Code, Letta and ChatGPT's
+saved memories (``docs/migrate/``).
 
 ``detect(path)`` names the system of a path; ``read_source(path, system, opts)`` streams its
 entries. Readers never write, and open SQLite databases read-only (:mod:`.sqlite_ro`).
@@ -11,7 +13,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError, NotFoundError
-from . import csvfile, jsonl, matrixos, skales, soulofwaifu, windieos
+from . import (
+    basicmemory,
+    chatgptmem,
+    claudecode,
+    csvfile,
+    jsonl,
+    letta,
+    matrixos,
+    mem0,
+    skales,
+    soulofwaifu,
+    windieos,
+)
 from .base import (
     OUTCOMES,
     Entry,
@@ -33,10 +47,18 @@ READERS: dict[str, Reader] = {
     "matrixos": matrixos.read,
     "skales": skales.read,
     "soulofwaifu": soulofwaifu.read,
+    "mem0": mem0.read,
+    "basic-memory": basicmemory.read,
+    "claude-code": claudecode.read,
+    "letta": letta.read,
+    "chatgpt-memories": chatgptmem.read,
 }
 SYSTEMS: tuple[str, ...] = tuple(READERS)
 #: Systems whose items carry a foreign identity (source.system + original_id).
-FOREIGN: frozenset[str] = frozenset({"windieos", "matrixos", "skales", "soulofwaifu"})
+FOREIGN: frozenset[str] = frozenset(SYSTEMS) - {"jsonl", "csv"}
+#: Systems that read a folder only / a file only (the others take either).
+FOLDER_ONLY: frozenset[str] = frozenset({"windieos", "skales", "soulofwaifu", "basic-memory"})
+FILE_ONLY: frozenset[str] = frozenset({"jsonl", "csv", "letta", "chatgpt-memories"})
 
 
 def _regular_or_folder(path: Path) -> None:
@@ -62,6 +84,16 @@ def detect(path: Path) -> str:
             return "csv"
         if name.endswith(".db") and matrixos.detect(path):
             return "matrixos"
+        if name.endswith(".db") and mem0.detect(path):
+            return "mem0"
+        if letta.detect(path):
+            return "letta"
+        if name.endswith(".json") and mem0.detect(path):
+            return "mem0"
+        if claudecode.detect(path):
+            return "claude-code"
+        if chatgptmem.detect(path):
+            return "chatgpt-memories"
         try:
             with open(path, "rb") as f:
                 head = f.read(64).lstrip(b"\xef\xbb\xbf").lstrip()
@@ -72,21 +104,25 @@ def detect(path: Path) -> str:
         raise InvalidInputError(
             "cannot tell what this file is",
             path=path,
-            hint="name it .jsonl or .csv, or pass --from jsonl|csv",
+            hint="name it .jsonl or .csv, or pass --from (" + ", ".join(SYSTEMS) + ")",
         )
     for name, check in (
         ("windieos", windieos.detect),
         ("matrixos", matrixos.detect),
         ("skales", skales.detect),
         ("soulofwaifu", soulofwaifu.detect),
+        ("mem0", mem0.detect),
+        ("claude-code", claudecode.detect),
+        ("basic-memory", basicmemory.detect),
     ):
         if check(path):
             return name
     raise InvalidInputError(
         "cannot tell which system's store this folder is",
         path=path,
-        hint="pass --from windieos|matrixos|skales|soulofwaifu, or point at the store's folder "
-        "(WindieOS: memory/, Matrix OS: ~/matrixos, Skales: ~/.skales-data, Soul of Waifu: .soul/)",
+        hint="pass --from (" + ", ".join(SYSTEMS) + "), or point at the store's folder "
+        "(WindieOS: memory/, Matrix OS: ~/matrixos, Skales: ~/.skales-data, Soul of Waifu: .soul/, "
+        "mem0: ~/.mem0, basic-memory: the project folder, Claude Code: ~/.claude or a project)",
     )
 
 
@@ -96,14 +132,16 @@ def read_source(path: Path, system: str, opts: ReadOptions | None = None) -> Ite
     if not path.exists():
         raise NotFoundError("no such file or directory", path=path)
     _regular_or_folder(path)
-    if system in ("jsonl", "csv") and path.is_dir():
+    if system in FILE_ONLY and path.is_dir():
         raise InvalidInputError(f"--from {system} reads a file, and this is a folder", path=path)
-    if system in FOREIGN - {"matrixos"} and not path.is_dir():
+    if system in FOLDER_ONLY and not path.is_dir():
         raise InvalidInputError(f"--from {system} reads the store's folder, and this is a file", path=path)
     return READERS[system](path, opts or ReadOptions())
 
 
 __all__ = [
+    "FILE_ONLY",
+    "FOLDER_ONLY",
     "FOREIGN",
     "OUTCOMES",
     "READERS",

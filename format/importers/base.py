@@ -74,6 +74,7 @@ class ImportItem:
     source: dict[str, Any] = field(default_factory=dict)  # provenance beyond type/system/original_id
     derived_from_original: tuple[str, ...] = ()  # original ids (same system) this item came from
     derived_from: tuple[str, ...] = ()  # mem ids (minimal JSON Lines objects may give them)
+    supersedes_original: str | None = None  # original id (same system) of the version this replaces
     extra: dict[str, Any] = field(default_factory=dict)
     record: Record | None = None
 
@@ -99,10 +100,13 @@ class Problem:
 
 @dataclass
 class Tombstoneish:
-    """A tombstone or a tombstone lift from a mem export (``type`` is "tombstone" or "lift")."""
+    """A tombstone or a tombstone lift from a mem export (``type`` is "tombstone" or "lift"), or
+    the tombstone of an item another system deleted (its ``scope_hint`` is a foreign name,
+    resolved like an item's, when ``obj`` has no ``scope``)."""
 
     obj: dict[str, Any]
     where: Where
+    scope_hint: str | None = None
 
 
 Entry = ImportItem | Problem | Tombstoneish
@@ -184,6 +188,11 @@ def tag_for(text: str) -> str | None:
     t = unicodedata.normalize("NFKC", text).strip().lower()
     t = re.sub(r"[\s,\"'#\[\]{}]+", "-", t).strip("-")[:64]
     return t or None
+
+
+def stable_id(ms: int, seed: str) -> str:
+    """A ULID of time ``ms`` that is the same on every run for the same ``seed``."""
+    return ids.id_from(ms, int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest()[:10], "big"))
 
 
 def short_hash(text: str) -> str:
