@@ -155,9 +155,10 @@ _mem_completion() {
                 --as-of) return;;
                 --known-at) return;;
                 -k|--limit) return;;
+                --min-score) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--mode -m --scope --kind --tag -t --status --as-of --known-at -k --limit --json --explain --batch --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--mode -m --scope --kind --tag -t --status --as-of --known-at -k --limit --json --explain --batch --rerank --no-rerank --min-score --help' -- "$cur"))
             fi
             ;;
         log)
