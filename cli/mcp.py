@@ -28,6 +28,13 @@ def register(app: typer.Typer) -> None:
                 help="Status of memories the agent stores: candidate (reviewed later) or active.",
             ),
         ] = "candidate",
+        read_only: Annotated[
+            bool,
+            typer.Option(
+                "--read-only",
+                help="Serve only recall, get and the listings (no tool that changes the memory).",
+            ),
+        ] = False,
         warm: Annotated[
             bool,
             typer.Option(
@@ -39,14 +46,17 @@ def register(app: typer.Typer) -> None:
         """Serve the store to an agent over MCP on stdin/stdout.
 
         Tools: remember, recall, get, forget (shows the cascade; confirm=true removes),
-        list_candidates, review, supersede. The server is bound to the --scope values: a
-        request naming another scope is an error. stdout carries the protocol; messages go to
-        stderr. Example client configuration: examples/agents/.
+        list_candidates, list_memories, review, supersede (with --read-only: recall, get,
+        list_candidates, list_memories). Resources: mem://context (the `mem context` block of the
+        served scopes), mem://rules; prompt: memory_rules. The server is bound to the --scope
+        values: a request naming another scope is an error. stdout carries the protocol;
+        messages go to stderr. Example client configuration: examples/agents/.
         """
         from mem.format.mcp_server import ScopedMemory, serve_stdio
         from mem.format.store import Store
 
         store = Store.open(store_dir or OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
-        memory = ScopedMemory(store, scope, remember_status=remember_as)
-        info(f"mem mcp: serving {store.root} (scopes: {', '.join(memory.scopes)}) on stdio")
+        memory = ScopedMemory(store, scope, remember_status=remember_as, read_only=read_only)
+        mode = ", read-only" if read_only else ""
+        info(f"mem mcp: serving {store.root} (scopes: {', '.join(memory.scopes)}{mode}) on stdio")
         serve_stdio(memory, warm=warm, log=info)

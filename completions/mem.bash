@@ -293,7 +293,7 @@ _mem_completion() {
                 --remember-as) COMPREPLY=($(compgen -W 'candidate active' -- "$cur")); return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--scope --store -s --remember-as --warm --lazy --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--scope --store -s --remember-as --read-only --warm --lazy --help' -- "$cur"))
             fi
             ;;
         completion)

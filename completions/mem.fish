@@ -227,6 +227,7 @@ complete -c mem -n '__fish_seen_subcommand_from repair' -l help -d 'Show this me
 complete -c mem -n '__fish_seen_subcommand_from mcp' -l scope -x -a '(__mem_values scopes)' -d 'A scope the agent may use (repeat for several). Required.'
 complete -c mem -n '__fish_seen_subcommand_from mcp' -l store -s s -x -a '(__fish_complete_directories (commandline -ct))' -d 'The store directory (like the global --store).'
 complete -c mem -n '__fish_seen_subcommand_from mcp' -l remember-as -x -a 'candidate active' -d 'Status of memories the agent stores: candidate (reviewed later) or active.'
+complete -c mem -n '__fish_seen_subcommand_from mcp' -l read-only -d 'Serve only recall, get and the listings (no tool that changes the memory).'
 complete -c mem -n '__fish_seen_subcommand_from mcp' -l warm -l lazy -d 'Load the search indexes and model at start (default) or at the first recall.'
 complete -c mem -n '__fish_seen_subcommand_from mcp' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from completion' -l shell -x -a 'bash zsh fish' -d 'The shell to install for (default: from $SHELL).'

@@ -35,6 +35,8 @@ from .store import ForgetPlan, RecordFilter, Store
 T = TypeVar("T")
 
 SERVER_NAME = "mem"
+CONTEXT_URI = "mem://context"
+RULES_URI = "mem://rules"
 REMEMBER_STATUSES: tuple[str, ...] = ("candidate", "active")
 MAX_K = 100
 SEARCH_MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
@@ -47,10 +49,41 @@ record and everything derived from it); call it again with confirm=true to do it
 is bound to the scopes {scopes}; other scopes are refused."""
 
 
+READ_ONLY_INSTRUCTIONS = """\
+Long-term memory (a `mem` store), read-only here. Use `recall` before answering questions that
+may depend on what you were told before, `get` to read one memory in full, `list_memories` to
+browse. The resource mem://context holds the standing instructions and preferences. This server
+cannot change the memory; it is bound to the scopes {scopes}; other scopes are refused."""
+
+RULES = """\
+How to use this long-term memory (mem):
+
+- Memories are short statements about the user and their world: facts, preferences, standing
+  instructions, events. Each has an id, a kind, a status and a scope.
+- Follow the standing instructions (kind `instruction`) and respect the preferences unless the
+  user says otherwise in this conversation; what the user says now wins over what is stored.
+- `active` memories were confirmed; `candidate` ones were captured or remembered and not yet
+  reviewed: treat them as likely, not certain, and never present them as confirmed facts.
+- Superseded, rejected and forgotten memories are never served: if the user says a memory is
+  wrong or outdated, {change}
+- Before answering something that may depend on the past, `recall` it; cite a memory by its id
+  when you rely on it. An empty recall means nothing relevant is stored: say you do not know
+  rather than guess.
+- Store only durable things (one statement per memory, self-contained, no secrets, no
+  passwords, no one-off chatter).
+"""
+
+
 class ScopeRefusedError(ValidationError):
     """A request named a scope this server is not bound to."""
 
     code = "scope-refused"
+
+
+class ReadOnlyError(ValidationError):
+    """A write asked of a server started with ``--read-only``."""
+
+    code = "read-only"
 
 
 def _brief(r: Record) -> dict[str, Any]:
@@ -75,6 +108,7 @@ class ScopedMemory:
         *,
         remember_status: str = "candidate",
         searcher_factory: Callable[[Store], Any] | None = None,
+        read_only: bool = False,
     ) -> None:
         if not scopes:
             raise ValidationError("the MCP server needs at least one --scope")
@@ -85,6 +119,7 @@ class ScopedMemory:
         self.store = store
         self.scopes: tuple[str, ...] = tuple(dict.fromkeys(ids.check_scope(s) for s in scopes))
         self.remember_status = remember_status
+        self.read_only = read_only
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
         # Every operation runs on this one thread, in order: the store, the indexes (SQLite,
@@ -129,6 +164,10 @@ class ScopedMemory:
                     raise  # forgotten in a served scope: say so
                 continue
         raise NotFoundError(f"no record {rid} in the scopes served here ({', '.join(self.scopes)})")
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError("this server is read-only (mem mcp --read-only): it cannot change the memory")
 
     def _locked(self, fn: Callable[[], T]) -> T:
         if threading.current_thread() is self._worker_thread:
@@ -196,6 +235,7 @@ class ScopedMemory:
         client: str | None = None,
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
+            self._writable()
             target = self._scope(scope)
             for d in derived_from:
                 self._get(d)  # lineage only within the served scopes
@@ -263,6 +303,7 @@ class ScopedMemory:
 
     def forget(self, record_ids: Sequence[str], *, confirm: bool = False, reason: str = "") -> dict[str, Any]:
         def run() -> dict[str, Any]:
+            self._writable()
             if not record_ids:
                 raise ValidationError("name at least one record id to forget")
             found = [self._get(r) for r in record_ids]
@@ -308,6 +349,40 @@ class ScopedMemory:
 
         return self._locked(run)
 
+    def list_memories(
+        self,
+        *,
+        scope: str | None = None,
+        kinds: Sequence[str] | None = None,
+        include_candidates: bool = False,
+        limit: int = 50,
+    ) -> dict[str, Any]:
+        """Live memories of the served scopes (active; candidates too when asked), newest first."""
+
+        def run() -> dict[str, Any]:
+            from .listing import newest
+
+            if not 1 <= limit <= 1000:
+                raise ValidationError("limit must be between 1 and 1000")
+            wanted = [self._check_scope(scope)] if scope else list(self.scopes)
+            statuses = ["active", "candidate"] if include_candidates else ["active"]
+            flt = RecordFilter(scopes=wanted, statuses=statuses, kinds=list(kinds) if kinds else None)
+            recs = newest(self.store, flt, limit + 1)
+            return {"memories": [_brief(r) for r in recs[:limit]], "more": len(recs) > limit}
+
+        return self._locked(run)
+
+    def context(self, *, query: str | None = None, budget: int | None = None) -> str:
+        """The ``mem context`` block for the served scopes (markdown)."""
+
+        def run() -> str:
+            from .context import ContextArgs, build
+
+            args = ContextArgs(scopes=self.scopes, query=query, budget=budget)
+            return build(self.store, args).text
+
+        return self._locked(run)
+
     def review(
         self,
         *,
@@ -316,6 +391,7 @@ class ScopedMemory:
         reason: str | None = None,
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
+            self._writable()
             if not accept and not reject:
                 raise ValidationError("name ids to accept and/or reject")
             both = {ids.normalize_id(a) for a in accept} & {ids.normalize_id(r) for r in reject}
@@ -344,6 +420,7 @@ class ScopedMemory:
         reason: str | None = None,
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
+            self._writable()
             old = self._get(record_id)
             new, old_new = self.store.supersede(
                 old.id,
@@ -419,9 +496,18 @@ def build_server(memory: ScopedMemory) -> Any:
     server = MCPServer(
         name=SERVER_NAME,
         version=__version__,
-        instructions=INSTRUCTIONS.format(scopes=", ".join(memory.scopes)),
+        instructions=(READ_ONLY_INSTRUCTIONS if memory.read_only else INSTRUCTIONS).format(
+            scopes=", ".join(memory.scopes)
+        ),
         log_level="WARNING",
     )
+
+    def tool(*, writes_memory: bool = False, **kw: Any) -> Callable[[Any], Any]:
+        """``server.tool``; a read-only server registers no tool that writes (a host sees only
+        recall, get and the listings)."""
+        if writes_memory and memory.read_only:
+            return lambda fn: fn
+        return server.tool(**kw)
 
     def call(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         try:
@@ -445,7 +531,8 @@ def build_server(memory: ScopedMemory) -> Any:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-    @server.tool(
+    @tool(
+        writes_memory=True,
         annotations=writes,
         description=(
             "Store a new memory: one durable fact, preference, instruction or event, stated on "
@@ -518,7 +605,8 @@ def build_server(memory: ScopedMemory) -> Any:
     def get(id: Annotated[str, Field(description="The record id (26-character ULID).")]) -> dict[str, Any]:
         return call(lambda: memory.get(id))
 
-    @server.tool(
+    @tool(
+        writes_memory=True,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
         description=(
             "Forget memories for good: their files go, a tombstone keeps them from coming back, "
@@ -543,7 +631,8 @@ def build_server(memory: ScopedMemory) -> Any:
     ) -> dict[str, Any]:
         return call(lambda: memory.list_candidates(scope=scope, limit=limit))
 
-    @server.tool(
+    @tool(
+        writes_memory=True,
         annotations=writes,
         description="Review candidates: accept (they become active) and/or reject them.",
     )
@@ -554,7 +643,8 @@ def build_server(memory: ScopedMemory) -> Any:
     ) -> dict[str, Any]:
         return call(lambda: memory.review(accept=accept or (), reject=reject or (), reason=reason))
 
-    @server.tool(
+    @tool(
+        writes_memory=True,
         annotations=writes,
         description=(
             "Record that something changed: the new content replaces the record `id` from now "
@@ -573,7 +663,67 @@ def build_server(memory: ScopedMemory) -> Any:
             lambda: memory.supersede(id, content, kind=kind, tags=tags, valid_from=valid_from, reason=reason)
         )
 
+    @server.tool(
+        annotations=read_only,
+        description="List memories (active; candidates too with include_candidates), newest first.",
+    )
+    def list_memories(
+        scope: Annotated[str | None, Field(description="Only this scope (default: all served).")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
+        include_candidates: Annotated[bool, Field(description="Also unreviewed candidates.")] = False,
+        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many.")] = 50,
+    ) -> dict[str, Any]:
+        return call(lambda: memory.list_memories(scope=scope, kinds=kinds,
+                                                 include_candidates=include_candidates, limit=limit))
+
+    def text_of(fn: Callable[[], str]) -> str:
+        try:
+            return fn()
+        except MemError as exc:
+            raise ValueError(error_text(exc)) from None
+
+    @server.resource(
+        CONTEXT_URI,
+        name="context",
+        title="Memory context block",
+        description=(
+            "The standing instructions, preferences and other active memories of the served "
+            "scopes, as `mem context` prints them (deterministic: attach it to the prompt)."
+        ),
+        mime_type="text/markdown",
+    )
+    def context_resource() -> str:
+        return text_of(lambda: memory.context())
+
+    @server.resource(
+        RULES_URI,
+        name="rules",
+        title="How to use this memory",
+        description="The rules the model should follow with this memory (same text as the memory_rules prompt).",
+        mime_type="text/markdown",
+    )
+    def rules_resource() -> str:
+        return rules_text(memory.read_only)
+
+    @server.prompt(
+        name="memory_rules",
+        title="How to use this memory",
+        description="Explains the memory's rules to the model: statuses, instructions, citing ids, what to store.",
+    )
+    def memory_rules() -> str:
+        return rules_text(memory.read_only)
+
     return server
+
+
+def rules_text(read_only: bool) -> str:
+    """The ``memory_rules`` prompt (and ``mem://rules`` resource)."""
+    change = (
+        "tell them to correct it with `mem` (this server is read-only)."
+        if read_only
+        else "use `supersede` (it changed) or `forget` (it must go), after the user agrees."
+    )
+    return RULES.format(change=change)
 
 
 def serve_stdio(memory: ScopedMemory, *, warm: bool = True, log: Callable[[str], None] | None = None) -> None:

@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mem.format.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
-TOOLS = {"remember", "recall", "get", "forget", "list_candidates", "review", "supersede"}
+TOOLS = {"remember", "recall", "get", "forget", "list_candidates", "list_memories", "review", "supersede"}
 
 
 def _params(store_dir: Path, *scopes: str, extra: tuple[str, ...] = ()) -> StdioServerParameters:
