@@ -22,6 +22,11 @@ def read_content(text: str | None, file: Path | None) -> str:
             return sys.stdin.read()
         try:
             raw = file.read_bytes()
+        except FileNotFoundError:
+            from mem.format.errors import NotFoundError
+
+            # a file that is not there is "not found" (3), as for `mem import /missing`
+            raise NotFoundError("no such file or directory", path=file) from None
         except OSError as exc:
             raise InvalidInputError(f"cannot read: {exc.strerror}", path=file) from None
         try:

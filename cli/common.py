@@ -27,6 +27,7 @@ class GlobalOptions:
     no_color: bool = False
     lock_timeout: float | None = None
     json_errors: bool = False
+    no_pager: bool = False
 
 
 OPTIONS = GlobalOptions()
@@ -40,14 +41,17 @@ def err_console() -> Console:
     """A rich console on stderr (messages), imported only when something is printed."""
     from rich.console import Console
 
-    return Console(stderr=True, no_color=not color_enabled(), highlight=False, soft_wrap=True)
+    # color_system=None: no escape codes at all without colour (no_color alone keeps bold)
+    return Console(stderr=True, no_color=not color_enabled(), color_system="auto" if color_enabled() else None,
+                   highlight=False, soft_wrap=True)
 
 
 def out_console() -> Console:
     """A rich console on stdout (human-readable data)."""
     from rich.console import Console
 
-    return Console(no_color=not color_enabled(), highlight=False, soft_wrap=True)
+    return Console(no_color=not color_enabled(), color_system="auto" if color_enabled() else None,
+                   highlight=False, soft_wrap=True)
 
 
 def open_store() -> Store:
@@ -97,6 +101,25 @@ def report_error(exc: MemError) -> None:
         err_console().print(f"[red]error:[/red] {escape(str(exc))}")
     else:
         sys.stderr.write(f"error: {exc}\n")
+
+
+def report_usage_error(exc: Any) -> None:
+    """A bad command line (a click ``UsageError``): click's usage text, or with --json-errors
+    the JSON error object of spec/cli.md."""
+    if not OPTIONS.json_errors:
+        exc.show()
+        return
+    ctx = exc.ctx
+    command = ctx.command_path if ctx is not None else "mem"
+    obj = {
+        "error": "usage",
+        "message": exc.format_message(),
+        "path": None,
+        "line": None,
+        "hint": f"see '{command} --help'",
+        "exit_code": int(exc.exit_code),
+    }
+    sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
 def want_progress() -> bool:

@@ -8,7 +8,7 @@ import typer
 
 from mem.format.store import RecordFilter
 
-from .common import emit_json, open_store, parse_time_option, split_csv
+from .common import emit_json, open_store, parse_time_option, split_csv, warn
 
 STATUS_HELP = "Status(es): candidate, active, superseded, rejected, or 'all' (default: active,candidate)."
 
@@ -22,9 +22,10 @@ def build_filter(
     known_at: str | None,
 ) -> RecordFilter:
     from mem.format.record import STATUSES
-    statuses = split_csv(status)
-    if statuses and "all" in statuses:
-        statuses = list(STATUSES)
+
+    from .searchfast import statuses_option
+
+    statuses = statuses_option(status)
     if statuses:
         from mem.format.errors import ValidationError
 
@@ -61,6 +62,12 @@ def register(app: typer.Typer) -> None:
         store = open_store()
         flt = build_filter(scope, kind, status, tag, as_of, known_at)
         records = newest(store, flt, limit)
+        if not records and flt.kinds:
+            from mem.format.ids import KNOWN_KINDS
+
+            for k in flt.kinds:
+                if k not in KNOWN_KINDS:  # a typo lists nothing: say so (kinds are open, so only then)
+                    warn(f"no record has kind {k!r}, which is not one of the usual kinds ({', '.join(KNOWN_KINDS)})")
         if json_out:
             emit_json([r.to_dict() for r in records])
         else:

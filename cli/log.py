@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import emit_json, open_store
+from .common import emit_json, open_store, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -44,16 +44,24 @@ def register(app: typer.Typer) -> None:
             rid = normalize_id(record_id)
             events = [e for e in events if e.get("id") == rid]
         if op:
+            from mem.format.audit import OPS
+
+            for o in op:
+                if o not in OPS:
+                    warn(f"{o!r} is not an operation of the audit log ({', '.join(OPS)})")
             events = [e for e in events if e.get("op") in op]
         if limit is not None:
             events = events[-limit:]
         if json_out:
             emit_json(events)
             return
-        for e in events:
-            detail = e.get("detail") or {}
-            extra = " ".join(f"{k}={v}" for k, v in detail.items() if v not in (None, ""))
-            sys.stdout.write(
-                f"{e.get('ts')}  {e.get('op', ''):<14} {e.get('id') or '-':<26}  "
-                f"{e.get('scope') or '-':<12} {e.get('actor', '')}{'  ' + extra if extra else ''}\n"
-            )
+        from .pager import paged
+
+        with paged() as out:
+            for e in events:
+                detail = e.get("detail") or {}
+                extra = " ".join(f"{k}={v}" for k, v in detail.items() if v not in (None, ""))
+                out.write(
+                    f"{e.get('ts')}  {e.get('op', ''):<14} {e.get('id') or '-':<26}  "
+                    f"{e.get('scope') or '-':<12} {e.get('actor', '')}{'  ' + extra if extra else ''}\n"
+                )

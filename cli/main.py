@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import typer
+
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
@@ -34,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     if only is not None and not app.registered_commands:
         app = build_app()  # the module is not built yet: let the full app report it
     try:
-        app(args=args, prog_name="mem", standalone_mode=True)
+        return _run_click(app, args)
     except SystemExit as exc:
         code = exc.code
         if code is None:
@@ -55,6 +59,36 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     return 0
+
+
+def _run_click(app: typer.Typer, args: list[str]) -> int:
+    """Run the click group of ``app``; usage errors reported as --json-errors asks."""
+    import typer
+    import typer.main
+
+    from .app import click_module, command_index, hoist_global_options
+    from .common import OPTIONS, report_usage_error
+
+    group = typer.main.get_command(app)
+    at = command_index(args)
+    if at is not None and hasattr(group, "commands"):
+        args = hoist_global_options(args, group.commands.get(args[at]))
+    click = click_module()
+    try:
+        rv = group.main(args=args, prog_name="mem", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        # --json-errors may not have been parsed yet (a bad global option): look for it too
+        at = command_index(args)
+        OPTIONS.json_errors = OPTIONS.json_errors or "--json-errors" in args[: at if at is not None else len(args)]
+        report_usage_error(exc)
+        return int(exc.exit_code)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return int(exc.exit_code)
+    except typer.Abort:  # (typer.Abort is click's Abort in the typer versions that use click)
+        sys.stderr.write("Aborted!\n")
+        return 1
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
 
 def run() -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from mem.format.record import Record
 from mem.format.timeutil import format_time
 
-from .common import color_enabled, escape, out_console
+from .common import color_enabled
 
 STATUS_STYLE = {"active": "green", "candidate": "yellow", "superseded": "dim", "rejected": "red"}
 
@@ -18,39 +18,74 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
 
 
+#: SGR codes of the statuses on a terminal with colour (see STATUS_STYLE)
+_SGR = {"green": "32", "yellow": "33", "dim": "2", "red": "31"}
+
+#: Below this many columns for the content, a table row would cut it to a stub: the listing
+#: switches to the two-line layout, which gives the content the terminal's whole width.
+MIN_CONTENT = 40
+
+
+def _styled(text: str, style: str, colour: bool) -> str:
+    code = _SGR.get(style)
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def records_listing(records: Sequence[Record], width: int, colour: bool) -> Iterator[str]:
+    """The lines of ``mem list`` on a terminal ``width`` columns wide.
+
+    Every field is shown for every record, whatever the width (no column is dropped). When the
+    table leaves the content at least MIN_CONTENT columns, one row per record under a header;
+    else two lines per record: id, scope, kind and status, then the content indented, wrapped
+    over up to two lines of the whole width.
+    """
+    widths = {"id": 26}
+    for col in ("scope", "kind", "status"):
+        widths[col] = max([len(col), *(len(getattr(r, col)) for r in records)])
+
+    def cell(r: Record, col: str) -> str:
+        value = str(getattr(r, col))
+        padded = value.ljust(widths[col])
+        if col == "status":
+            return _styled(value, STATUS_STYLE.get(value, ""), colour) + padded[len(value):]
+        return padded
+
+    room = width - sum(widths.values()) - 2 * len(widths)
+    if room >= MIN_CONTENT:
+        head = "  ".join(c.ljust(w) for c, w in widths.items()) + "  content"
+        yield f"\x1b[1m{head}\x1b[0m" if colour else head
+        for r in records:
+            yield "  ".join(cell(r, c) for c in widths) + "  " + one_line(r.content, room)
+        return
+    text_width = max(20, width - 4)
+    for r in records:
+        yield "  ".join(cell(r, c) for c in widths).rstrip()
+        flat = one_line(r.content, len(r.content) + 1)  # flattened (and made safe) as a row's is
+        first, rest = flat[:text_width], flat[text_width:]
+        if rest and " " in first and not rest.startswith(" "):
+            cut = first.rindex(" ")  # break between words when the line ends inside one
+            first, rest = flat[:cut], flat[cut:]
+        yield "    " + first
+        if rest.strip():
+            yield "    " + one_line(rest, text_width)
+
+
 def print_records_table(records: Sequence[Record]) -> None:
-    """A compact table: id, scope, kind, status, content (first line, fitted to the terminal)."""
+    """``mem list``'s output: tab-separated lines in a pipe; on a terminal, the listing of
+    :func:`records_listing` fitted to its width, through the pager (cli/pager.py)."""
     if not sys.stdout.isatty():
         # in a pipe: one tab-separated line per record, stable for cut/awk
         for r in records:
             sys.stdout.write(f"{r.id}\t{r.scope}\t{r.kind}\t{r.status}\t{one_line(r.content, 200)}\n")
         return
-    from rich.table import Table
+    import shutil
 
-    console = out_console()
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    # every column stays on one line; the content is cut to what is left of the width, and on
-    # a narrow terminal the scope and kind columns give way first (id and status never do)
-    widths = {"id": 26}
-    for col in ("scope", "kind", "status"):
-        widths[col] = max([len(col), *(len(getattr(r, col)) for r in records)])
+    from .pager import paged
 
-    def room() -> int:
-        return console.width - sum(widths.values()) - 2 * len(widths)
-
-    for col in ("scope", "kind"):
-        if room() < 16:
-            del widths[col]
-    for col, width in widths.items():
-        table.add_column(col, no_wrap=True, min_width=width)
-    table.add_column("content", no_wrap=True)
-    left = max(8, room())
-    for r in records:
-        cells = {"id": r.id, "scope": escape(r.scope), "kind": r.kind, "status": r.status}
-        if color_enabled():
-            cells["status"] = f"[{STATUS_STYLE.get(r.status, '')}]{r.status}[/]"
-        table.add_row(*(cells[c] for c in widths), escape(one_line(r.content, left)))
-    console.print(table)
+    width = shutil.get_terminal_size().columns
+    with paged() as out:
+        for line in records_listing(records, width, color_enabled()):
+            out.write(line + "\n")
 
 
 def print_record(r: Record) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .common import emit_jsonl, open_store, parse_time_option, split_csv, warn
+from .searchfast import render, statuses_option
 
 if TYPE_CHECKING:
     from mem.format.search import Searcher, SearchResult
@@ -118,7 +119,7 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
         scopes=_within(_as_list(q.get("scopes", q.get("scope")), "scope"), b.scopes, "scope", "--scope"),
         kinds=_within(_as_list(q.get("kinds", q.get("kind")), "kind"), b.kinds, "kind", "--kind"),
         tags=tags,
-        statuses=_within(_as_list(q.get("statuses", q.get("status")), "status"), b.statuses,
+        statuses=_within(statuses_option(_as_list(q.get("statuses", q.get("status")), "status")), b.statuses,
                          "status", "--status"),
         as_of=_same(parse_time_option(q.get("as_of"), "as_of"), b.as_of, "\"as_of\"", "--as-of"),
         known_at=_same(parse_time_option(q.get("known_at"), "known_at"), b.known_at,
@@ -170,7 +171,7 @@ def register(app: typer.Typer) -> None:
         scope: Annotated[list[str] | None, typer.Option("--scope", help="Only this scope (repeat, or comma-separated).")] = None,
         kind: Annotated[list[str] | None, typer.Option("--kind", help="Only this kind (repeat).")] = None,
         tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Must have this tag (repeat: all of them).")] = None,
-        status: Annotated[list[str] | None, typer.Option("--status", help="Statuses to include (default: active, candidate).")] = None,
+        status: Annotated[list[str] | None, typer.Option("--status", help="Statuses to include, or 'all' (default: active, candidate).")] = None,
         as_of: Annotated[str | None, typer.Option("--as-of", help="What was true at this time (world time).")] = None,
         known_at: Annotated[str | None, typer.Option("--known-at", help="What the store believed at this time (record time).")] = None,
         k: Annotated[int, typer.Option("-k", "--limit", min=1, max=1000, help="How many results.")] = 10,
@@ -197,7 +198,7 @@ def register(app: typer.Typer) -> None:
                 scopes=split_csv(scope),
                 kinds=split_csv(kind),
                 tags=split_csv(tag),
-                statuses=split_csv(status),
+                statuses=statuses_option(status),
                 as_of=parse_time_option(as_of, "--as-of"),
                 known_at=parse_time_option(known_at, "--known-at"),
                 k=k if given("k") else None,
@@ -210,14 +211,16 @@ def register(app: typer.Typer) -> None:
                 code = _batch(s, bounds)
             raise typer.Exit(code)
         if query is None:
-            raise InvalidInputError("no query: give one as an argument (or use --batch)")
+            from mem.format.errors import UsageError
+
+            raise UsageError("missing argument QUERY: give a query (or use --batch)")
         with Searcher(store, long_lived=False) as s:
             res = s.search(
                 query,
                 scopes=split_csv(scope),
                 kinds=split_csv(kind),
                 tags=split_csv(tag),
-                statuses=split_csv(status),
+                statuses=statuses_option(status),
                 as_of=parse_time_option(as_of, "--as-of"),
                 known_at=parse_time_option(known_at, "--known-at"),
                 k=k,
@@ -228,6 +231,5 @@ def register(app: typer.Typer) -> None:
             )
         for w in res.warnings:
             warn(w)
-        from .searchfast import render
 
         render(res, query, json_out, explain)

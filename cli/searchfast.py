@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from mem.format.search import SearchResult
 
 _GLOBAL_VALUE = {"--store": "store", "-s": "store", "--lock-timeout": "lock_timeout"}
-_GLOBAL_FLAG = {"--quiet": "quiet", "-q": "quiet", "--no-color": "no_color", "--json-errors": "json_errors"}
+_GLOBAL_FLAG = {"--quiet": "quiet", "-q": "quiet", "--no-color": "no_color", "--no-pager": "no_pager",
+                "--json-errors": "json_errors"}
 _MULTI = {"--scope": "scope", "--kind": "kind", "--tag": "tag", "-t": "tag", "--status": "status"}
 _VALUE = {"--mode": "mode", "-m": "mode", "--as-of": "as_of", "--known-at": "known_at", "-k": "k", "--limit": "k",
           "--min-score": "min_score"}
@@ -39,9 +40,12 @@ def render(res: SearchResult | LeanResult, query: str, json_out: bool, explain: 
         return
     out = sys.stdout
     for h in res.hits:
-        first = h.content.strip().splitlines()[0] if h.content.strip() else ""
+        lines = [ln for ln in h.content.strip().splitlines() if ln.strip()]
+        first = lines[0] if lines else ""
         if len(first) > 100:
             first = first[:99] + "…"
+        if len(lines) > 1:  # a multi-line memory says that it has more (`mem show ID` prints it)
+            first += f"  (+{len(lines) - 1} more line{'s' if len(lines) > 2 else ''})"
         out.write(f"{h.score:.4f}  {h.id}  {h.scope}/{h.kind}/{h.status}  [{'+'.join(h.arms)}]  {first}\n")
         if explain and h.explain is not None:
             out.write("        " + _json_dumps(h.explain) + "\n")
@@ -52,6 +56,18 @@ def render(res: SearchResult | LeanResult, query: str, json_out: bool, explain: 
 def _csv(values: list[str]) -> list[str] | None:
     out = [x.strip() for v in values for x in v.split(",") if x.strip()]
     return out or None
+
+
+def statuses_option(values: list[str] | None) -> list[str] | None:
+    """``--status`` values (repeated or comma-separated); ``all`` means every status.
+
+    The one reading of the option, for ``mem list`` and ``mem search`` (both paths)."""
+    out = _csv(values or [])
+    if out and "all" in out:
+        from mem.format.recordtext import STATUSES
+
+        return list(STATUSES)
+    return out
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:
@@ -70,11 +86,6 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             break
     if i >= len(args) or args[i] != "search":
         return None
-    if "lock_timeout" in g:
-        try:
-            float(g["lock_timeout"])
-        except ValueError:
-            return None  # typer's usage error (exit 2), as for every other command
     o: dict[str, Any] = {"scope": [], "kind": [], "tag": [], "status": [], "mode": "hybrid", "k": "10",
                          "json": False, "explain": False, "as_of": None, "known_at": None, "rerank": None,
                          "min_score": None}
@@ -88,6 +99,19 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             break
         if a.startswith("-") and len(a) > 1:
             key, eq, val = a.partition("=")
+            if a in _GLOBAL_FLAG:  # global options may follow the command, as for every command
+                g[_GLOBAL_FLAG[a]] = True
+                j += 1
+                continue
+            if key in _GLOBAL_VALUE:
+                if not eq:
+                    if j + 1 >= len(rest):
+                        return None
+                    val = rest[j + 1]
+                    j += 1
+                g[_GLOBAL_VALUE[key]] = val
+                j += 1
+                continue
             if key in _FLAG and not eq:
                 o[_FLAG[key]] = True
                 j += 1
@@ -114,6 +138,11 @@ def parse(args: list[str]) -> dict[str, Any] | None:
         j += 1
     if len(query) != 1:
         return None
+    if "lock_timeout" in g:
+        try:
+            float(g["lock_timeout"])
+        except ValueError:
+            return None  # typer's usage error (exit 2), as for every other command
     try:
         k = int(o["k"])
     except ValueError:
@@ -151,7 +180,7 @@ def _lean(o: dict[str, Any]) -> LeanResult | None:
         scopes=_csv(o["scope"]),
         kinds=_csv(o["kind"]),
         tags=_csv(o["tag"]),
-        statuses=_csv(o["status"]),
+        statuses=statuses_option(o["status"]),
         as_of=as_of,
         known_at=known_at,
         k=o["k"],
@@ -212,7 +241,7 @@ def fast_main(args: list[str]) -> int | None:
                 scopes=_csv(o["scope"]),
                 kinds=_csv(o["kind"]),
                 tags=_csv(o["tag"]),
-                statuses=_csv(o["status"]),
+                statuses=statuses_option(o["status"]),
                 as_of=parse_time(o["as_of"], "--as-of") if o["as_of"] else None,
                 known_at=parse_time(o["known_at"], "--known-at") if o["known_at"] else None,
                 k=o["k"],

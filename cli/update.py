@@ -32,6 +32,7 @@ def register(app: typer.Typer) -> None:
         if content is not None or file is not None:
             new_content = read_content(content, file)
         store = open_store()
+        before = store.get(record_id)
         rec = store.update(
             record_id,
             content=new_content,
@@ -46,5 +47,7 @@ def register(app: typer.Typer) -> None:
         )
         if json_out:
             emit_json(rec.to_dict())
+        elif rec == before:  # no option given, or every value already as asked: nothing written
+            info("no changes")
         else:
             info(f"updated {rec.id}")

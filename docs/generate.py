@@ -25,8 +25,9 @@ HEADER = """\
      tests/ecosystem/test_docs.py fails when this file is stale. -->
 
 Every command below is also documented in `spec/cli/<command>.md` (JSON shapes, exit codes),
-where that page exists. Global options (`--store`, `--quiet`, `--no-color`, `--json-errors`,
-`--lock-timeout`) go before the command: `mem --store ~/memory list`.
+where that page exists. Global options (`--store`, `--quiet`, `--no-color`, `--no-pager`,
+`--json-errors`, `--lock-timeout`) go before or after the command: `mem --store ~/memory list`
+or `mem list --store ~/memory`. `mem help COMMAND` prints a command's help.
 
 """
 

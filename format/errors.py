@@ -73,6 +73,13 @@ class MemError(Exception):
         }
 
 
+class UsageError(MemError):
+    """A bad command line: a missing argument, options that do not go together."""
+
+    exit_code = ExitCode.USAGE
+    code = "usage"
+
+
 class NotFoundError(MemError):
     exit_code = ExitCode.NOT_FOUND
     code = "not-found"

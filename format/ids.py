@@ -141,6 +141,16 @@ def check_id(value: object, what: str = "id") -> str:
     return value
 
 
+def parse_id(value: str, what: str = "id") -> str:
+    """A record id as a user typed it: normalized (:func:`normalize_id`), then checked; an
+    error quotes the id as typed, not its normalized form."""
+    rid = normalize_id(value)
+    if not is_id(rid):
+        check_id(value, what)  # raises, quoting the typed value
+        check_id(rid, what)
+    return rid
+
+
 def normalize_id(value: str) -> str:
     """Accept lower case and the Crockford aliases (I, L -> 1; O -> 0) from a user's typing."""
     v = value.strip().upper().replace("I", "1").replace("L", "1").replace("O", "0")

@@ -484,8 +484,7 @@ class Store:
 
     def get(self, record_id: str, scope: str | None = None) -> Record:
         """The live record with this id (optionally required to be in ``scope``)."""
-        rid = ids.normalize_id(record_id)
-        ids.check_id(rid)
+        rid = ids.parse_id(record_id)
         if scope is not None:
             ids.check_scope(scope)
         p = self.find_path(rid, scope)
@@ -674,7 +673,7 @@ class Store:
         src = dict(source or {"type": "api"})
         src.setdefault("type", "api")
         src.setdefault("writer", _writer())
-        derived = tuple(ids.normalize_id(d) for d in derived_from)
+        derived = tuple(ids.parse_id(d, "derived_from id") for d in derived_from)
         rec = make_record(
             scope=scope,
             kind=kind,
@@ -855,7 +854,7 @@ class Store:
             old = self.get(old_id, scope)
             if old.status not in ("active", "candidate"):
                 raise ConflictError(f"record {old.id} is {old.status}; only an active or candidate record can be superseded")
-            extra_lineage = tuple(ids.normalize_id(d) for d in derived_from)
+            extra_lineage = tuple(ids.parse_id(d, "derived_from id") for d in derived_from)
             self._check_lineage(extra_lineage)
             t = now()
             vf = parse_time(valid_from, "valid_from") if valid_from else t
