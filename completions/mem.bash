@@ -33,9 +33,9 @@ _mem_completion() {
             --lock-timeout) return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --json-errors --version -V --help' -- "$cur"))
+            COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --no-pager --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild repair mcp completion' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild repair mcp completion help' -- "$cur"))
         fi
         return
     fi
@@ -304,6 +304,11 @@ _mem_completion() {
                 COMPREPLY=($(compgen -W '--shell --help' -- "$cur"))
             else
                 COMPREPLY=($(compgen -W 'bash zsh fish install' -- "$cur"))
+            fi
+            ;;
+        help)
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--help' -- "$cur"))
             fi
             ;;
     esac
