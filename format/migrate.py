@@ -267,14 +267,29 @@ def import_entries(
     writer = _writer()
     ctx = store.batch() if not opts.dry_run else _NoBatch()
     with ctx:
+        if not opts.dry_run:  # a torn audit chain refuses the import before its first write
+            store.check_appendable()
         ordered = _order(items)
-        for item in progress(ordered) if progress is not None else ordered:
-            _apply_item(store, state, item, opts, summary, foreign, writer)
-        # Tombstones of an export come after its records: the exporting store may hold a live
-        # record whose content equals a forgotten one's (the other copy was forgotten); that
-        # record was live there and stays live here. The store's own tombstones apply first.
-        for t in tombs:
-            _apply_tombstone(store, state, t, opts, summary)
+        try:
+            for item in progress(ordered) if progress is not None else ordered:
+                _apply_item(store, state, item, opts, summary, foreign, writer)
+            # Tombstones of an export come after its records: the exporting store may hold a
+            # live record whose content equals a forgotten one's (the other copy was forgotten);
+            # that record was live there and stays live here. The store's own tombstones apply
+            # first.
+            for t in tombs:
+                _apply_tombstone(store, state, t, opts, summary)
+        except MemError as exc:
+            # each record is written whole or not at all; say what is in, and that a re-run
+            # completes the import without duplicates (items are matched by their source)
+            done = summary.counts["created"] + summary.tombstones["added"]
+            if done and not opts.dry_run:
+                exc.message += (
+                    f"; {summary.counts['created']} record(s) and {summary.tombstones['added']} "
+                    "tombstone(s) were imported before this error, the rest were not "
+                    "(run the import again to complete it: nothing is duplicated)"
+                )
+            raise
     return summary
 
 
@@ -353,10 +368,11 @@ def _apply_tombstone(
             summary.tombstones["unchanged"] += 1
             return
         if not opts.dry_run:
-            store.tombstones.lift(
-                scope, digest, rid, str(obj.get("lifted_at") or format_time(now())),
-                str(obj.get("reason", "")), str(obj.get("actor", store.actor)),
-            )  # fmt: skip
+            with store.writing([scope]):
+                store.tombstones.lift(
+                    scope, digest, rid, str(obj.get("lifted_at") or format_time(now())),
+                    str(obj.get("reason", "")), str(obj.get("actor", store.actor)),
+                )  # fmt: skip
         summary.tombstones["added"] += 1
         return
     if rid in cur.ids or rid in state.pending_tomb.get(scope, set()):
@@ -388,14 +404,15 @@ def _apply_tombstone(
     if opts.dry_run:
         state.pending_tomb.setdefault(scope, set()).update(v for v in (rid, digest, tomb.source_key) if v)
     else:
-        store.tombstones.add(tomb, sync=False)
-        store.log.append(
-            "import",
-            id=rid,
-            scope=scope,
-            detail={"tombstone": True, "reason": tomb.reason},
-            sync=False,
-        )
+        with store.writing([scope]):
+            store.tombstones.add(tomb, sync=False)
+            store.log.append(
+                "import",
+                id=rid,
+                scope=scope,
+                detail={"tombstone": True, "reason": tomb.reason},
+                sync=False,
+            )
     summary.tombstones["added"] += 1
 
 

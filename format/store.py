@@ -50,7 +50,8 @@ from .errors import (
     TombstonedError,
     ValidationError,
 )
-from .fsutil import atomic_write, ensure_dir, remove_file
+from .fsutil import atomic_write, ensure_dir, remove_file, undoable
+from .jsonl import TornTailError, has_torn_tail
 from .lock import WriterLock
 from .record import (
     STATUSES,
@@ -561,6 +562,31 @@ class Store:
             self._batch_ids = {rid for _, rid, _ in self.iter_paths()}
         return record_id in self._batch_ids
 
+    @contextlib.contextmanager
+    def writing(self, scopes: Iterable[str] = ()) -> Iterator[None]:
+        """One write of the store: every precondition checked before its first change, and
+        every change undone if a later step fails (a full disk, a torn line, an interrupt), so a
+        failed write leaves nothing and a retry makes no duplicate (``spec/format.md``).
+
+        Call it with the writer lock held; ``scopes`` are those whose tombstone file the
+        write may append to."""
+        self.check_appendable(scopes)
+        with undoable():
+            yield
+
+    def check_appendable(self, scopes: Iterable[str] = ()) -> None:
+        """Refuse (exit 5) before any change when the audit chain, or a tombstone file this write
+        would append to, ends in a torn line: appending would build on it."""
+        paths = [self.log.path, *(self.tombstones.path(s) for s in scopes)]
+        for p in paths:
+            if has_torn_tail(p):
+                raise TornTailError(
+                    "refusing to write: the last line of this file is incomplete (a write was "
+                    "interrupted); nothing was changed",
+                    path=p,
+                    hint="run `mem repair` to move the torn line aside, then run the command again",
+                )
+
     @property
     def _sync(self) -> bool:
         return self._batch is None
@@ -574,8 +600,6 @@ class Store:
 
     def _write_file(self, rec: Record) -> Path:
         path = self.record_path(rec.scope, rec.id)
-        if self._batch_ids is not None:
-            self._batch_ids.add(rec.id)
         d = path.parent
         if not d.is_dir():
             ensure_dir(d, self.config.dir_mode)
@@ -642,11 +666,14 @@ class Store:
         with self.lock:
             if self._id_exists(rec.id):
                 raise ConflictError(f"a record with id {rec.id} already exists")
-            self._admit(rec, allow_tombstoned, override_reason)
-            self._write_file(rec)
-            self.log.append(
-                op, id=rec.id, scope=rec.scope, after=rec.digest, detail=dict(detail or {}), sync=self._sync
-            )
+            with self.writing([rec.scope]):
+                self._admit(rec, allow_tombstoned, override_reason)
+                self._write_file(rec)
+                self.log.append(
+                    op, id=rec.id, scope=rec.scope, after=rec.digest, detail=dict(detail or {}), sync=self._sync
+                )
+            if self._batch_ids is not None:
+                self._batch_ids.add(rec.id)
         self._notify([Change("put", rec.id, rec.scope, rec)])
         return rec
 
@@ -701,25 +728,36 @@ class Store:
                 raise NotFoundError(f"derived_from names {d}, which is not a live record")
 
     def _rewrite(
-        self, old: Record, new: Record, op: str, detail: Mapping[str, Any] | None = None
+        self,
+        old: Record,
+        new: Record,
+        op: str,
+        detail: Mapping[str, Any] | None = None,
+        admit: tuple[bool, str | None] | None = None,
     ) -> Record:
-        """Write a changed version of an existing record (same id), moving it if the scope changed."""
+        """Write a changed version of an existing record (same id), moving it if the scope changed.
+
+        ``admit`` = (allow_tombstoned, reason): check the new content against the tombstones
+        first (lifting one when allowed), as part of the same undoable write."""
         new = validate_record(new)
         if new.id != old.id:
             raise ValidationError("a record's id cannot change")
-        self._write_file(new)
         moved = new.scope != old.scope
-        if moved:
-            remove_file(self.record_path(old.scope, old.id), sync=self._sync)
-        self.log.append(
-            op,
-            id=new.id,
-            scope=new.scope,
-            before=old.digest,
-            after=new.digest,
-            detail=dict(detail or {}, **({"from_scope": old.scope} if moved else {})),
-            sync=self._sync,
-        )
+        with self.writing([new.scope]):
+            if admit is not None:
+                self._admit(new, *admit)
+            self._write_file(new)
+            if moved:
+                remove_file(self.record_path(old.scope, old.id), sync=self._sync)
+            self.log.append(
+                op,
+                id=new.id,
+                scope=new.scope,
+                before=old.digest,
+                after=new.digest,
+                detail=dict(detail or {}, **({"from_scope": old.scope} if moved else {})),
+                sync=self._sync,
+            )
         self._notify([Change("put", new.id, new.scope, new, old.scope if moved else None)])
         return new
 
@@ -770,11 +808,10 @@ class Store:
             new = validate_record(old.with_changes(**changes))
             if new == old.with_changes(updated_at=new.updated_at):
                 return old  # nothing changed: no write, no git diff
-            if content is not None or new.scope != old.scope:
-                self._admit(new, allow_tombstoned, override_reason)
             if scope is not None and scope != old.scope and self.find_path(old.id, scope):
                 raise ConflictError(f"record {old.id} already exists in scope {scope!r}")
-            return self._rewrite(old, new, op, detail)
+            admit = (allow_tombstoned, override_reason) if content is not None or new.scope != old.scope else None
+            return self._rewrite(old, new, op, detail, admit)
 
     def replace(self, new: Record, *, op: str = "update", detail: Mapping[str, Any] | None = None,
                 allow_tombstoned: bool = False) -> Record:
@@ -784,9 +821,8 @@ class Store:
             new = validate_record(new.with_changes(updated_at=now()))
             if new.with_changes(updated_at=None) == old.with_changes(updated_at=None):
                 return old
-            if new.match_digest != old.match_digest or new.scope != old.scope:
-                self._admit(new, allow_tombstoned, None)
-            return self._rewrite(old, new, op, detail)
+            admit = (allow_tombstoned, None) if new.match_digest != old.match_digest or new.scope != old.scope else None
+            return self._rewrite(old, new, op, detail, admit)
 
     def set_status(
         self, record_id: str, status: str, *, reason: str | None = None, scope: str | None = None
@@ -906,27 +942,28 @@ class Store:
         if new.match_digest == old.match_digest:
             raise ConflictError("the new content is the same as the old record's")
         why = {"reason": reason} if reason else {}
-        self._admit(new, False, None)
-        self._write_file(new)
-        self.log.append(
-            op,
-            id=new.id,
-            scope=new.scope,
-            after=new.digest,
-            detail={"supersedes": old.id, **why, **dict(detail or {})},
-            sync=self._sync,
-        )
-        old_new = superseded_version(old, new.id, new.recorded_at, new.valid_from or new.recorded_at)
-        self._write_file(old_new)
-        self.log.append(
-            "update",
-            id=old.id,
-            scope=old.scope,
-            before=old.digest,
-            after=old_new.digest,
-            detail={"superseded_by": new.id, "previous_status": old.status, **why},
-            sync=self._sync,
-        )
+        with self.writing([new.scope, old.scope]):
+            self._admit(new, False, None)
+            self._write_file(new)
+            self.log.append(
+                op,
+                id=new.id,
+                scope=new.scope,
+                after=new.digest,
+                detail={"supersedes": old.id, **why, **dict(detail or {})},
+                sync=self._sync,
+            )
+            old_new = superseded_version(old, new.id, new.recorded_at, new.valid_from or new.recorded_at)
+            self._write_file(old_new)
+            self.log.append(
+                "update",
+                id=old.id,
+                scope=old.scope,
+                before=old.digest,
+                after=old_new.digest,
+                detail={"superseded_by": new.id, "previous_status": old.status, **why},
+                sync=self._sync,
+            )
         return new, old_new
 
     # -- forgetting -----------------------------------------------------------------------------
@@ -1035,46 +1072,47 @@ class Store:
                 check(plan)
             if dry_run:
                 return plan
-            at = format_time(now())
-            changes: builtins.list[Change] = []
-            cascade_src = {r.id: src for r, src in plan.cascade}
-            # derived records go before their sources: a crash part-way never leaves a live
-            # record whose source is already forgotten (re-running the forget completes it)
-            for rec in _leaves_first(plan.records):
-                self.tombstones.add(
-                    Tombstone(
-                        id=rec.id,
-                        scope=rec.scope,
-                        digest=rec.match_digest,
-                        forgotten_at=at,
-                        reason=reason,
-                        actor=self.actor,
-                        cascade_of=cascade_src.get(rec.id),
-                        source_key=source_key(rec.source),
-                    ),
-                    sync=self._sync,
-                )
-                remove_file(self.record_path(rec.scope, rec.id), sync=self._sync)
-                detail: dict[str, Any] = {"reason": reason}
-                if rec.id in cascade_src:
-                    detail["cascade_of"] = cascade_src[rec.id]
-                self.log.append(
-                    "forget", id=rec.id, scope=rec.scope, before=rec.digest, detail=detail, sync=self._sync
-                )
-                changes.append(Change("delete", rec.id, rec.scope))
-            for restored in plan.restored:
-                was = self.get(restored.id, restored.scope)
-                self._write_file(restored)
-                self.log.append(
-                    "update",
-                    id=restored.id,
-                    scope=restored.scope,
-                    before=was.digest,
-                    after=restored.digest,
-                    detail={"restored": True, "superseded_by_forgotten": was.superseded_by},
-                    sync=self._sync,
-                )
-                changes.append(Change("put", restored.id, restored.scope, restored))
+            with self.writing({r.scope for r in plan.records}):
+                at = format_time(now())
+                changes: builtins.list[Change] = []
+                cascade_src = {r.id: src for r, src in plan.cascade}
+                # derived records go before their sources: a crash part-way never leaves a live
+                # record whose source is already forgotten (re-running the forget completes it)
+                for rec in _leaves_first(plan.records):
+                    self.tombstones.add(
+                        Tombstone(
+                            id=rec.id,
+                            scope=rec.scope,
+                            digest=rec.match_digest,
+                            forgotten_at=at,
+                            reason=reason,
+                            actor=self.actor,
+                            cascade_of=cascade_src.get(rec.id),
+                            source_key=source_key(rec.source),
+                        ),
+                        sync=self._sync,
+                    )
+                    remove_file(self.record_path(rec.scope, rec.id), sync=self._sync)
+                    detail: dict[str, Any] = {"reason": reason}
+                    if rec.id in cascade_src:
+                        detail["cascade_of"] = cascade_src[rec.id]
+                    self.log.append(
+                        "forget", id=rec.id, scope=rec.scope, before=rec.digest, detail=detail, sync=self._sync
+                    )
+                    changes.append(Change("delete", rec.id, rec.scope))
+                for restored in plan.restored:
+                    was = self.get(restored.id, restored.scope)
+                    self._write_file(restored)
+                    self.log.append(
+                        "update",
+                        id=restored.id,
+                        scope=restored.scope,
+                        before=was.digest,
+                        after=restored.digest,
+                        detail={"restored": True, "superseded_by_forgotten": was.superseded_by},
+                        sync=self._sync,
+                    )
+                    changes.append(Change("put", restored.id, restored.scope, restored))
         self._notify(changes)
         return plan
 

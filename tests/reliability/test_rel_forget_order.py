@@ -1,7 +1,9 @@
 """An interrupted forget cascade never leaves a record alive whose source is already forgotten.
 
 The crash is simulated deterministically at every step of the forget (after the n-th file
-removal); the SIGKILL harness in ``test_rel_crash.py`` hits the same windows at random.
+removal); the SIGKILL harness in ``test_rel_crash.py`` hits the same windows at random. A crash
+cannot undo, so the simulation turns the undo journal off; an error (the same exception with the
+journal on) undoes the whole forget.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import contextlib
 import os
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,11 @@ def test_forget_cut_short_keeps_lineage_closed(
         calls["n"] += 1
         return real(path, sync=sync)
 
+    @contextlib.contextmanager
+    def no_undo() -> Iterator[None]:  # a crash: nothing runs after it
+        yield
+
+    monkeypatch.setattr(store_mod, "undoable", no_undo)
     monkeypatch.setattr(store_mod, "remove_file", remove_then_crash)
     with pytest.raises(_Crash):
         s.forget([root_id], reason="cut short")
@@ -109,3 +116,25 @@ def test_add_derived_from_checks_its_source_under_the_lock(tmp_path: Path, tally
     assert live == []
     assert p.returncode == 3, (out, err)
     assert x.id in err and "not a live record" in err
+@pytest.mark.parametrize("fail_after", range(5))
+def test_forget_failing_part_way_changes_nothing(
+    fail_after: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s, root_id, n = _lineage(tmp_path / "s")
+    before = {p: p.read_bytes() for p in sorted(s.root.rglob("*")) if p.is_file() and ".mem" not in p.parts}
+    real = store_mod.remove_file
+    calls = {"n": 0}
+
+    def remove_then_fail(path: Path, *, sync: bool = True) -> bool:
+        if calls["n"] == fail_after:
+            raise _Crash
+        calls["n"] += 1
+        return real(path, sync=sync)
+
+    monkeypatch.setattr(store_mod, "remove_file", remove_then_fail)
+    with pytest.raises(_Crash):
+        s.forget([root_id], reason="cut short")
+    after = {p: p.read_bytes() for p in sorted(s.root.rglob("*")) if p.is_file() and ".mem" not in p.parts}
+    assert after == before
+    monkeypatch.setattr(store_mod, "remove_file", real)
+    assert len(Store.open(s.root).forget([root_id]).records) == n
