@@ -38,12 +38,14 @@ def peer_records(store: Store, flt: ExportFilter, counts: ExportCounts, target: 
 
 def tombstone_warning(store: Store, flt: ExportFilter, counts: ExportCounts, target: str) -> None:
     """Warn that ``target`` has no place for the tombstones of the exported scopes."""
-    n = 0
+    gone: list[str] = []
     for scope in store.tombstones.scopes():
         if flt.scopes is None or scope in flt.scopes:
-            n += len(store.tombstones.load(scope).ids)
-    if n:
+            gone += [f"{scope}/{rid}" for rid in sorted(store.tombstones.load(scope).ids)]
+    if gone:
+        shown = ", ".join(gone[:10]) + (f" and {len(gone) - 10} more" if len(gone) > 10 else "")
         counts.warnings.append(
-            f"{target} has no place for tombstones: {n} forgotten item(s) are not carried, so a tool "
-            "that reads this export will not know to refuse them (a JSON Lines export keeps them)"
+            f"{target} has no place for tombstones: {len(gone)} forgotten item(s) are not carried "
+            f"({shown}), so a tool that reads this export will not know to refuse them "
+            "(a JSON Lines export keeps them)"
         )

@@ -277,7 +277,7 @@ def test_round_trip_basic_memory(mixed: Path, tmp_path: Path) -> None:
     out = tmp_path / "bm"
     r = run_mem("export", "--format", "basic-memory", "-o", str(out), cwd=mixed)
     assert r.returncode == 0, r.stderr
-    assert "no place for tombstones: 1 forgotten item" in r.stderr
+    assert "no place for tombstones: 1 forgotten item(s) are not carried (bob/" in r.stderr
     facts = (out / "alice" / "fact.md").read_text(encoding="utf-8")
     assert "- [fact] Alice is allergic to peanuts #health (mem " in facts
     own = [f for f in (out / "alice").iterdir() if f.name[0].isdigit()]
@@ -320,3 +320,21 @@ def test_unknown_format_names_them_all(store_dir: Path) -> None:
     r = run_mem("export", "--format", "obsidian", cwd=store_dir)
     assert r.returncode == 2 or r.returncode == 4
     assert "mem0, basic-memory, claude-md" in r.stderr
+
+
+@pytest.mark.parametrize("system", ["basic-memory", "claude-code", "letta", "chatgpt-memories"])
+def test_forgotten_item_is_not_brought_back(store_dir: Path, tmp_path: Path, system: str) -> None:
+    build = {
+        "basic-memory": lambda: p.build_basic_memory(tmp_path / "bm"),
+        "claude-code": lambda: p.build_claude_code(tmp_path / "cc")[0],
+        "letta": lambda: p.build_letta(tmp_path / "sam.af"),
+        "chatgpt-memories": lambda: p.build_chatgpt(tmp_path / "memories.txt"),
+    }[system]
+    src = build()
+    first = imported(store_dir, src, "--from", system)
+    victim = next(r for r in Store.open(store_dir).iter_records() if r.source.get("system") == system)
+    assert run_mem("forget", victim.id, "--yes", cwd=store_dir).returncode == 0
+    again = imported(store_dir, src, "--from", system)
+    assert again["counts"]["refused_forgotten"] == 1 and again["counts"]["created"] == 0
+    assert again["counts"]["unchanged"] == first["counts"]["created"] - 1 + first["counts"]["unchanged"]
+    assert victim.content not in {r.content for r in Store.open(store_dir).iter_records()}
