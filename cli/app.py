@@ -42,6 +42,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "diff",
     "compact",
     "rebuild",
+    "embed",
     "repair",
     "mcp",
     "completion",

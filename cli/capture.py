@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from .common import emit_json, info, open_store, warn
+from .embed import embed_written
 
 FORMAT_HELP = (
     "Transcript format: auto (default: detected from the content), claude-code, codex, chatgpt, "
@@ -30,6 +31,7 @@ def register(app: typer.Typer) -> None:
         source_name: Annotated[str | None, typer.Option("--source-name", help="Stable name for the transcript in provenance and watermark (one transcript only; default: its absolute path).")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Report what would be captured; write nothing.")] = False,
         rescan: Annotated[bool, typer.Option("--rescan", help="Ignore the watermark and read every turn again (nothing is captured twice).")] = False,
+        no_embed: Annotated[bool, typer.Option("--no-embed", help="Write the captures only; embed them later with `mem embed`.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
         watch_: Annotated[bool, typer.Option("--watch", help="Keep watching the given folders (or files) and capture what hosts append, until interrupted (Ctrl-C).")] = False,
         interval: Annotated[float, typer.Option("--interval", help="With --watch: seconds between passes.", min=0.05)] = 5.0,
@@ -60,10 +62,12 @@ def register(app: typer.Typer) -> None:
         report = capture(
             store, read, scope=scope or "default", scope_from=scope_from, dry_run=dry_run, rescan=rescan
         )
+        if not json_out:
+            _print_report(report)
+        wrote = 0 if dry_run else report.counts()["captured"]
+        vectors = None if dry_run else embed_written(store, no_embed=no_embed, wrote=wrote)
         if json_out:
-            emit_json(report.to_dict())
-            return
-        _print_report(report)
+            emit_json({**report.to_dict(), "vectors": vectors})
 
     _ = capture_
 

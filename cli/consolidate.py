@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .common import emit_json, info, open_store, progress, split_csv, warn
+from .embed import embed_written
 
 if TYPE_CHECKING:
     from mem.format.consolidate import Report, WindowResult
@@ -118,6 +119,9 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option("--preview", help="Run the summarizer and check answers; write nothing."),
         ] = False,
+        no_embed: Annotated[
+            bool, typer.Option("--no-embed", help="Write the records only; embed them later with `mem embed`.")
+        ] = False,
         json_out: Annotated[
             bool, typer.Option("--json", help="Print the run report as JSON.")
         ] = False,
@@ -171,9 +175,11 @@ def register(app: typer.Typer) -> None:
                     sys.stdout.write(_line(res) + "\n")
                     sys.stdout.flush()
             report = run.report
-        if json_out:
-            emit_json(report.to_dict())
         info(_tally(report))
+        wrote = 0 if dry_run or preview else len(report.to_dict()["created"])
+        vectors = embed_written(store, no_embed=no_embed, wrote=wrote) if not (dry_run or preview) else None
+        if json_out:
+            emit_json({**report.to_dict(), "vectors": vectors})
         if report.budget_exhausted:
             warn(f"stopped at --max-windows {max_windows}; run again to continue")
         if report.refused:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .common import emit_json, info, open_store, progress, warn
+from .embed import embed_written
 
 if TYPE_CHECKING:
     from mem.format.migrate import ImportSummary
@@ -47,6 +48,11 @@ def _print_summary(s: ImportSummary) -> None:
         warn(f"... and {len(shown) - MAX_PROBLEMS_SHOWN} more (see --json)")
 
 
+def _written(s: ImportSummary) -> int:
+    """How many records the import wrote."""
+    return int(s.counts.get("created", 0))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("import")
     def import_(
@@ -69,6 +75,9 @@ def register(app: typer.Typer) -> None:
             typer.Option("--timezone", help="Time zone of times without an offset in the source (default UTC)."),
         ] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Show what would happen; write nothing.")] = False,
+        no_embed: Annotated[
+            bool, typer.Option("--no-embed", help="Write the records only; embed them later with `mem embed`.")
+        ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     ) -> None:
         """Import memories. Idempotent: a re-import adds nothing; forgotten items stay forgotten.
@@ -116,9 +125,11 @@ def register(app: typer.Typer) -> None:
         finally:
             if tmp is not None:
                 os.unlink(tmp)
-        if json_out:
-            emit_json(summary.to_dict())
-        else:
+        if not json_out:
             _print_summary(summary)
+        # the records written are embedded now, in large batches (or left to `mem embed`)
+        vectors = None if dry_run else embed_written(store, no_embed=no_embed, wrote=_written(summary))
+        if json_out:
+            emit_json({**summary.to_dict(), "vectors": vectors})
         if summary.failed:
             raise typer.Exit(int(ExitCode.INVALID_INPUT))

@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --no-pager --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild repair mcp completion help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild embed repair mcp completion help' -- "$cur"))
         fi
         return
     fi
@@ -185,7 +185,7 @@ _mem_completion() {
                 --interval) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --json --watch --interval --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --no-embed --json --watch --interval --help' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
@@ -220,7 +220,7 @@ _mem_completion() {
                 --timezone) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--from --scope --scope-map --timezone --dry-run -n --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--from --scope --scope-map --timezone --dry-run -n --no-embed --json --help' -- "$cur"))
             fi
             ;;
         export)
@@ -253,7 +253,7 @@ _mem_completion() {
                 --confidence) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--summarizer --scope --kind --window -n --overlap --min-new --max-windows --timeout --min-chars --min-fact-chars --existing --confidence --trust --dry-run --preview --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--summarizer --scope --kind --window -n --overlap --min-new --max-windows --timeout --min-chars --min-fact-chars --existing --confidence --trust --dry-run --preview --no-embed --json --help' -- "$cur"))
             fi
             ;;
         verify)
@@ -279,6 +279,11 @@ _mem_completion() {
         rebuild)
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--lexical --vectors --json --help' -- "$cur"))
+            fi
+            ;;
+        embed)
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--json --help' -- "$cur"))
             fi
             ;;
         repair)

@@ -68,7 +68,9 @@ RRF_K = 60
 from .relevance import VECTOR_WEIGHT as VECTOR_WEIGHT  # noqa: E402  (fitted: mem.format.relevance)
 
 MAX_K = 1000
-BACKFILL_LIMIT = 256
+#: The most records without a vector one search embeds (index/backlog.py: within about 100 ms
+#: of embedding); the rest are searched by the lexical arm and counted in ``unembedded``.
+BACKFILL_LIMIT: int | None = 32
 #: How many times a search runs again when a concurrent swap replaced the index it was reading.
 SWAP_RETRIES = 5
 
@@ -109,9 +111,16 @@ class SearchResult:
     hits: list[Hit]
     warnings: list[str] = field(default_factory=list)
     mode: str = "hybrid"
+    #: records without a vector yet (a backlog larger than a search's catch-up budget): the
+    #: vector arm cannot find them, the lexical arm can; in ``to_dict`` only when there are some
+    unembedded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "hits": [h.to_dict() for h in self.hits], "warnings": list(self.warnings)}
+        d: dict[str, Any] = {"mode": self.mode, "hits": [h.to_dict() for h in self.hits],
+                             "warnings": list(self.warnings)}
+        if self.unembedded:
+            d["unembedded"] = self.unembedded
+        return d
 
 
 def prior(rec: Record, at: _dt.datetime) -> tuple[float, dict[str, float]]:
@@ -277,7 +286,9 @@ class Searcher:
                 path=idx_dir / VECTORS_POINTER,
                 hint="run `mem rebuild --vectors` to re-embed with the configured model",
             )
-        _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit)
+        # within a budget (a search never waits on a backlog); None: all of it, unbudgeted
+        budget = {} if self.backfill_limit is not None else {"budget_s": None}
+        _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit, **budget)
         self._backfill_left = left
         return vec
 
@@ -442,13 +453,14 @@ class Searcher:
         scope_list = scopes if scopes is not None else self._scopes_now or self.store.scopes()
 
         vec: VectorIndex | None = None
+        unembedded = 0
         if use_vec:
             try:
                 vec = self._vectors(lex)
-                left = getattr(self, "_backfill_left", 0)
-                if left:
-                    warnings.append(f"{left} records have no vector yet (they are embedded a batch per search); "
-                                    "run `mem rebuild --vectors` to embed them all now")
+                unembedded = getattr(self, "_backfill_left", 0)
+                if unembedded:
+                    warnings.append(f"{unembedded} records have no vector yet (found by their words only); "
+                                    "run `mem embed` to embed them now")
             except (EmbedderUnavailableError, IndexUnavailableError) as exc:
                 if mode == "vector":
                     raise
@@ -556,7 +568,7 @@ class Searcher:
             why = sorted(self._unreadable)
             warnings.append(f"{len(why)} record file(s) could not be read and are left out of the results "
                             f"(see `mem verify --full`): " + "; ".join(why[:3]) + ("; ..." if len(why) > 3 else ""))
-        return SearchResult(hits[:k], warnings, used)
+        return SearchResult(hits[:k], warnings, used, unembedded if vec is not None else 0)
 
     def _vector_masks(self, lex: LexicalIndex, vec: VectorIndex, scopes: Sequence[str], flt: RecordFilter,
                       ) -> tuple[dict[str, Any], dict[str, Any]]:

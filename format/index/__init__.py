@@ -1030,64 +1030,20 @@ class _SpaceOnly:
         return self._real.embed(texts)
 
 
-# -- vectors backfill -----------------------------------------------------------------------
+# -- vectors backfill: format/index/backlog.py ----------------------------------------------
 
 
 def _missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) -> list[tuple[str, str, str]]:
-    """(scope, id, digest) of indexed records whose vector is missing or stale."""
-    gen_ok = vec.get_meta("lex_generation") == lex.generation
-    if gen_ok and not full:
-        since = int(vec.get_meta("lex_seq") or 0)
-        rows = lex.db.execute("SELECT scope, id, digest FROM records WHERE seq > ?", (since,)).fetchall()
-    else:
-        rows = lex.db.execute("SELECT scope, id, digest FROM records").fetchall()
-    out = []
-    by_scope: dict[str, dict[str, str]] = {}
-    for scope, rid, dg in rows:
-        valid = by_scope.get(scope)
-        if valid is None:
-            valid = by_scope[scope] = vec.valid_digests(scope)
-        if valid.get(rid) != dg:
-            out.append((scope, rid, dg))
-    return out
+    from .backlog import missing_vectors
+
+    return missing_vectors(lex, vec, full=full)
 
 
-def backfill(store: Store, lex: LexicalIndex, vec: VectorIndex, embedder: Embedder,
-             *, limit: int | None = 256) -> tuple[int, int]:
-    """Embed records whose vector is missing (at most ``limit``); returns (embedded, still missing).
+def backfill(store: Store, lex: LexicalIndex, vec: VectorIndex, embedder: Embedder, **kw: Any) -> tuple[int, int]:
+    """A search's catch-up on records without a vector: ``backlog.backfill``."""
+    from .backlog import backfill as _backfill
 
-    A record that cannot be read is skipped (the lexical refresh deals with it).
-    """
-    missing = _missing_vectors(lex, vec)
-    seq = lex.max_seq()
-    if not missing:
-        if vec.get_meta("lex_seq") != str(seq) or vec.get_meta("lex_generation") != lex.generation:
-            with store.lock:
-                vec.set_meta({"lex_generation": lex.generation, "lex_seq": str(seq)})
-        return 0, 0
-    todo = missing if limit is None else missing[:limit]
-    recs: list[Record] = []
-    for scope, rid, dg in todo:
-        try:
-            r = _read_checked(store.record_path(scope, rid), scope, rid)
-        except (RecordParseError, FileNotFoundError, MemError):
-            continue
-        if r.digest == dg and not store.is_forgotten(scope, rid):
-            recs.append(r)
-    done = 0
-    for start in range(0, len(recs), 64):
-        chunk = recs[start:start + 64]
-        vecs = embedder.embed([r.content for r in chunk])
-        items = [(r.scope, r.id, r.digest, v) for r, v in zip(chunk, vecs, strict=True)]
-        final = start + 64 >= len(recs) and len(todo) == len(missing)
-        meta = {"lex_generation": lex.generation, "lex_seq": str(seq)} if final else None
-        with store.lock:
-            vec.add(items, meta)
-        done += len(chunk)
-    if not recs and len(todo) == len(missing):
-        with store.lock:
-            vec.set_meta({"lex_generation": lex.generation, "lex_seq": str(seq)})
-    return done, len(missing) - len(todo)
+    return _backfill(store, lex, vec, embedder, **kw)
 
 
 def create_empty_vectors(store: Store, embedder: Embedder) -> None:

@@ -292,7 +292,7 @@ def test_cli_capture_json_and_exit_codes(tmp_path: Path) -> None:
     r = run_mem("--store", str(tmp_path / "s"), "capture", str(p), "--scope", "sam", "--json")
     assert r.returncode == 0, r.stderr
     out = r.json()
-    assert set(out) == {"dry_run", "counts", "sources", "items"}
+    assert set(out) == {"dry_run", "counts", "sources", "items", "vectors"}
     assert out["counts"] == {"captured": 1, "sighting": 0, "duplicate": 0, "suppressed-forgotten": 0,
                              "suppressed-rejected": 0, "refused-secret": 1, "skipped-non-user": 1,
                              "skipped-seen": 0, "user-turns": 1}  # fmt: skip

@@ -82,3 +82,10 @@ def calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[
         return log.read_text("utf-8").split() if log.exists() else []
 
     return read
+
+
+@pytest.fixture(autouse=True)
+def _hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hashing embedder (fast, not semantic) for the records consolidate embeds as it
+    writes; tests/search/test_backlog.py tests the embedding with the real model."""
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")

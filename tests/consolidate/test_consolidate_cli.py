@@ -11,7 +11,7 @@ from tests.consolidate.conftest import Episodes, fake_cmd
 
 REPORT_KEYS = [
     "mode", "summarizer", "windows", "budget_exhausted", "created", "superseded", "refusals",
-    "deferred", "results",
+    "deferred", "results", "vectors",
 ]  # fmt: skip
 WINDOW_COUNTS = [
     "planned", "processed", "created", "none", "done", "refused", "previewed", "not_run", "deferred",

@@ -84,6 +84,7 @@ JSON_CASES: dict[str, list[str]] = {
     "diff": ["diff", "{store}", "{tmp}/new", "--json"],
     "compact": ["compact", "--json"],
     "rebuild": ["rebuild", "--json"],
+    "embed": ["embed", "--json"],
     "repair": ["repair", "--dry-run", "--json"],
 }
 

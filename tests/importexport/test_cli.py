@@ -22,7 +22,7 @@ def test_import_detects_and_reports_json(store_dir: Path, tmp_path: Path) -> Non
     assert r.returncode == 4, r.stderr  # the corrupt memory file is invalid input: exit 4 ...
     assert "detected skales at" in r.stderr
     out = r.json()  # ... and the summary is still printed
-    assert list(out) == ["system", "path", "dry_run", "counts", "tombstones", "warnings", "problems"]
+    assert list(out) == ["system", "path", "dry_run", "counts", "tombstones", "warnings", "problems", "vectors"]
     assert out["system"] == "skales" and out["dry_run"] is False
     assert list(out["counts"]) == COUNT_KEYS
     assert out["counts"]["created"] == 10 and out["counts"]["invalid"] == 1

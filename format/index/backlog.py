@@ -1,0 +1,289 @@
+"""Records without a vector (the embedding backlog): found, embedded within a search's budget,
+or embedded in bulk by the commands that write many records (spec/index.md, "Vectors").
+
+A search never waits on a backlog: :func:`backfill` embeds at most ``BACKFILL_MAX`` records,
+in chunks of ``BACKFILL_CHUNK``, and starts no chunk once ``BACKFILL_BUDGET_S`` seconds of
+embedding are spent; the rest stay searchable by the lexical arm and are counted. Bulk writers
+(import, capture, consolidate, ``mem embed``) call :func:`embed_backlog`, which embeds them all
+in large batches sorted by length and commits each batch: killed halfway, it keeps every vector
+it committed, and the next run embeds only what is still missing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EmbedderUnavailableError, MemError, RecordParseError
+
+if TYPE_CHECKING:
+    from ..embed import Embedder
+    from ..record import Record
+    from ..store import Store
+    from .lexical import LexicalIndex
+    from .vectors import VectorIndex
+
+#: A search's catch-up: about 100 ms of embedding (a few `mem add`s made since are embedded),
+#: in chunks of 8 records, never more than 32 records, whatever the backlog.
+BACKFILL_BUDGET_S = 0.1
+BACKFILL_CHUNK = 8
+BACKFILL_MAX = 32
+
+#: Bulk embedding: records read and sorted by length per window (bounded memory), embedded and
+#: committed per batch (what a kill can lose at most).
+BULK_WINDOW = 2048
+BULK_BATCH = 256
+#: A bulk run that leaves more delta rows than this merges them into the main matrices (a search
+#: reads delta rows one by one from SQLite; main rows are a memory-mapped matrix).
+MERGE_MIN_DELTA = 1000
+
+Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
+
+
+def missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) -> list[tuple[str, str, str]]:
+    """(scope, id, digest) of indexed records whose vector is missing or stale."""
+    gen_ok = vec.get_meta("lex_generation") == lex.generation
+    if gen_ok and not full:
+        since = int(vec.get_meta("lex_seq") or 0)
+        rows = lex.db.execute("SELECT scope, id, digest FROM records WHERE seq > ?", (since,)).fetchall()
+    else:
+        rows = lex.db.execute("SELECT scope, id, digest FROM records").fetchall()
+    out = []
+    by_scope: dict[str, dict[str, str]] = {}
+    for scope, rid, dg in rows:
+        valid = by_scope.get(scope)
+        if valid is None:
+            valid = by_scope[scope] = vec.valid_digests(scope)
+        if valid.get(rid) != dg:
+            out.append((scope, rid, dg))
+    return out
+
+
+def _readable(store: Store, todo: Iterable[tuple[str, str, str]]) -> list[Record]:
+    """The records of ``todo`` still as indexed (same digest, not forgotten); a record that
+    cannot be read is skipped (the lexical refresh deals with it)."""
+    from . import _read_checked
+
+    recs: list[Record] = []
+    for scope, rid, dg in todo:
+        try:
+            r = _read_checked(store.record_path(scope, rid), scope, rid)
+        except (RecordParseError, FileNotFoundError, MemError):
+            continue
+        if r.digest == dg and not store.is_forgotten(scope, rid):
+            recs.append(r)
+    return recs
+
+
+def _sync_meta(store: Store, lex: LexicalIndex, vec: VectorIndex, seq: int) -> None:
+    """Record that every vector up to the lexical state's ``seq`` is there."""
+    if vec.get_meta("lex_seq") != str(seq) or vec.get_meta("lex_generation") != lex.generation:
+        with store.lock:
+            vec.set_meta({"lex_generation": lex.generation, "lex_seq": str(seq)})
+
+
+def backfill(store: Store, lex: LexicalIndex, vec: VectorIndex, embedder: Embedder, *,
+             limit: int | None = BACKFILL_MAX, budget_s: float | None = BACKFILL_BUDGET_S,
+             chunk: int = BACKFILL_CHUNK) -> tuple[int, int]:
+    """A search's catch-up: embed records whose vector is missing, at most ``limit`` of them
+    (None: all), in chunks of ``chunk``, starting no chunk once ``budget_s`` seconds of
+    embedding are spent (None: no budget). Returns (embedded, still missing)."""
+    missing = missing_vectors(lex, vec)
+    seq = lex.max_seq()
+    if not missing:
+        _sync_meta(store, lex, vec, seq)
+        return 0, 0
+    todo = missing if limit is None else missing[:limit]
+    done = looked = 0
+    started = time.perf_counter()
+    while looked < len(todo):
+        if budget_s is not None and looked and time.perf_counter() - started >= budget_s:
+            break
+        part = todo[looked:looked + chunk]
+        looked += len(part)
+        recs = _readable(store, part)
+        if not recs:
+            continue
+        vecs = embedder.embed([r.content for r in recs])
+        with store.lock:
+            vec.add([(r.scope, r.id, r.digest, v) for r, v in zip(recs, vecs, strict=True)])
+        done += len(recs)
+    if looked == len(missing):
+        _sync_meta(store, lex, vec, seq)
+    return done, len(missing) - looked
+
+
+@dataclass
+class BacklogReport:
+    """What :func:`embed_backlog` did: records embedded, records it found missing, and records
+    still without a vector (unreadable ones, or all that remained when interrupted)."""
+
+    embedded: int = 0
+    missing: int = 0
+    left: int = 0
+    merged: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"embedded": self.embedded, "missing": self.missing, "left": self.left, "merged": self.merged}
+
+
+def open_for_embedding(store: Store, embedder: Embedder) -> tuple[LexicalIndex, VectorIndex]:
+    """The lexical index (refreshed: mem's journaled writes applied) and the vector index of the
+    embedder's space (created empty when there is none). Raises EmbedderUnavailableError when
+    the vector index is of another space (the fix: ``mem rebuild --vectors``)."""
+    from . import _open_vectors, create_empty_vectors, refresh
+    from .common import VECTORS_POINTER
+    from .lexical import LexicalIndex
+
+    refresh(store)
+    lex = LexicalIndex.open(store.index_dir)
+    if lex is None:
+        from ..errors import IndexUnavailableError
+
+        raise IndexUnavailableError("the lexical index could not be built", path=store.index_dir)
+    try:
+        create_empty_vectors(store, embedder)
+        vec = _open_vectors(store)
+        assert vec is not None
+    except BaseException:
+        lex.close()
+        raise
+    if vec.space != embedder.space:
+        vec.close()
+        lex.close()
+        raise EmbedderUnavailableError(
+            f"the vector index was built with {vec.space.describe()}, but the configured embedder "
+            f"is {embedder.space.describe()}", path=store.index_dir / VECTORS_POINTER,
+            hint="run `mem rebuild --vectors` to re-embed every record with the configured model")
+    return lex, vec
+
+
+def embed_backlog(store: Store, embedder: Embedder, *, progress: Progress | None = None,
+                  report: BacklogReport | None = None, window: int = BULK_WINDOW,
+                  batch: int = BULK_BATCH, merge_min: int = MERGE_MIN_DELTA) -> BacklogReport:
+    """Embed every record that has no vector, in batches sorted by length, each batch committed
+    as it is made (resumable). ``report`` (when given) is kept up to date as batches commit, so
+    that a caller interrupted mid-way can say what was kept. A run that leaves more than
+    ``merge_min`` delta rows merges them into the main matrices (:func:`merge_delta`)."""
+    rep = report if report is not None else BacklogReport()
+    lex, vec = open_for_embedding(store, embedder)
+    try:
+        missing = missing_vectors(lex, vec)
+        seq = lex.max_seq()
+        rep.missing = rep.left = len(missing)
+        batches: list[tuple[int, int]] = []  # (start, end) of each batch of each window, for the progress bar
+        for w in range(0, len(missing), window):
+            end = min(w + window, len(missing))
+            batches.extend((s, min(s + batch, end)) for s in range(w, end, batch))
+        it: Iterable[tuple[int, int]] = batches
+        if progress is not None and missing:
+            it = progress(batches, len(batches), f"embedding {len(missing)} records")
+        recs: list[Record] = []
+        window_start = -1
+        unreadable = 0
+        for start, end in it:
+            w = start - start % window
+            if w != window_start:  # read the window's records, shortest first (less padding)
+                window_start = w
+                wend = min(w + window, len(missing))
+                recs = _readable(store, missing[w:wend])
+                unreadable += (wend - w) - len(recs)
+                recs.sort(key=lambda r: len(r.content))
+                pos = 0
+            part = recs[pos:pos + (end - start)]
+            pos += end - start
+            if part:
+                vecs = embedder.embed([r.content for r in part])
+                with store.lock:
+                    vec.add([(r.scope, r.id, r.digest, v) for r, v in zip(part, vecs, strict=True)])
+                rep.embedded += len(part)
+            rep.left = len(missing) - rep.embedded
+        rep.left = unreadable
+        if not unreadable:
+            _sync_meta(store, lex, vec, seq)
+        if merge_min >= 0 and int(vec.db.execute("SELECT count(*) FROM delta").fetchone()[0]) > merge_min:
+            vec.close()
+            merge_delta(store)
+            rep.merged = True
+    finally:
+        vec.close()
+        lex.close()
+    return rep
+
+
+def merge_delta(store: Store) -> None:
+    """Move the vector index's delta rows into a new generation's main matrices, reusing every
+    valid vector (nothing is embedded; a record without a valid vector stays missing)."""
+    from . import BuiltIndexes, _open_vectors, swap_in
+    from .common import new_build_dir, new_generation, remove_tree
+    from .lexical import LexicalIndex
+    from .vectors import build_vectors
+
+    with store.lock:
+        lex = LexicalIndex.open(store.index_dir)
+        vec = _open_vectors(store)
+        if lex is None or vec is None:
+            for x in (lex, vec):
+                if x is not None:
+                    x.close()
+            return
+        dest = new_build_dir(store.index_dir)
+        try:
+            per_scope: dict[str, list[tuple[str, str, Any]]] = {}
+            rows = lex.db.execute("SELECT scope, id, digest FROM records").fetchall()
+            for scope, rid, dg in rows:
+                v = vec.vector_for(scope, rid, dg)
+                if v is not None:
+                    per_scope.setdefault(scope, []).append((rid, dg, v))
+            for scope in lex.db.execute("SELECT DISTINCT scope FROM records").fetchall():
+                per_scope.setdefault(scope[0], [])
+            built = BuiltIndexes(dest)
+            # the same promise as before: vectors up to that lexical state are all there
+            built.vectors = build_vectors(dest / new_generation("vectors"), vec.space, per_scope,
+                                          lex_generation=vec.get_meta("lex_generation") or "",
+                                          lex_seq=int(vec.get_meta("lex_seq") or 0))
+            del per_scope
+            swap_in(store, built)
+        except BaseException:
+            remove_tree(dest)
+            raise
+        finally:
+            vec.close()
+            lex.close()
+
+
+
+def bulk_threads(config: Any = None, env: Any = None) -> int:
+    """Threads for bulk embedding: ``MEM_EMBED_THREADS`` or ``[embedder] threads`` when set,
+    else the CPUs this process may run on (a search embeds one query: one thread is best there;
+    a bulk run keeps every core busy)."""
+    import os
+
+    from ..embed import THREADS_ENV
+
+    env = os.environ if env is None else env
+    conf = config.embedder if config is not None else {}
+    raw = env.get(THREADS_ENV) or conf.get("threads")
+    if raw:
+        try:
+            return max(1, int(raw))
+        except (TypeError, ValueError):
+            raise EmbedderUnavailableError(f"embedder threads {raw!r} is not a number") from None
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def load_bulk_embedder(store: Store) -> Embedder:
+    """The configured embedder, with :func:`bulk_threads` threads."""
+    from ..embed import choose, load_embedder
+
+    return load_embedder(choose(store.config).provider, threads=bulk_threads(store.config))
+
+
+__all__ = ["BACKFILL_BUDGET_S", "BACKFILL_CHUNK", "BACKFILL_MAX", "BacklogReport", "backfill", "bulk_threads",
+           "embed_backlog", "load_bulk_embedder",
+           "merge_delta", "missing_vectors", "open_for_embedding"]

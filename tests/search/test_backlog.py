@@ -1,0 +1,219 @@
+"""The embedding backlog: a search never waits on it; bulk writes embed it; `mem embed` catches up."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mem.format.embed.hashing import HashingEmbedder
+from mem.format.index import index_stats
+from mem.format.index.backlog import BACKFILL_MAX, bulk_threads, embed_backlog
+from mem.format.search import open_searcher
+from mem.format.store import Store
+from tests.conftest import MEM_EXE, run_mem
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, counting its calls and the texts it embedded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.calls.append(len(texts))
+        return super().embed(texts)
+
+
+def _backlog(store: Store, n: int) -> None:
+    for i in range(n):
+        store.add(f"kite flying note number {i} on the hill", scope="ana", kind="fact")
+
+
+def test_a_search_embeds_no_more_than_its_budget_whatever_the_backlog(sstore: Store) -> None:
+    emb = CountingEmbedder()
+    s = open_searcher(sstore, embedder=emb)
+    s.search("warm up", mode="hybrid")  # the 4 fixture records embedded, the index made
+    emb.calls.clear()
+    _backlog(sstore, 300)
+    res = s.search("kite hill", mode="hybrid")
+    # the backlog's texts (in chunks) plus the query: never more than BACKFILL_MAX records
+    assert sum(emb.calls) <= BACKFILL_MAX + 1
+    assert max(emb.calls) <= BACKFILL_MAX
+    embedded = sum(emb.calls) - 1
+    assert res.unembedded == 300 - embedded > 0
+    assert f"{res.unembedded} records have no vector yet" in res.warnings[0]
+    assert "mem embed" in res.warnings[0]
+    assert res.to_dict()["unembedded"] == res.unembedded
+    # the next search catches up a little more, never more than the budget
+    emb.calls.clear()
+    res2 = s.search("kite hill", mode="hybrid")
+    assert sum(emb.calls) <= BACKFILL_MAX + 1
+    assert res2.unembedded == res.unembedded - (sum(emb.calls) - 1)
+
+
+def test_the_backlog_is_searched_by_the_lexical_arm(sstore: Store) -> None:
+    emb = CountingEmbedder()
+    s = open_searcher(sstore, embedder=emb)
+    s.search("warm up", mode="hybrid")
+    _backlog(sstore, 200)
+    # the newest record is past the first search's budget (the backlog is taken oldest first)
+    last = sstore.add("the zeppelin hangar smells of oil", scope="ana", kind="fact")
+    res = s.search("zeppelin hangar", mode="hybrid")
+    assert res.unembedded > 0
+    hit = next(h for h in res.hits if h.id == last.id)
+    assert hit.arms == ["lexical"]  # found by its words; it has no vector yet
+    # the vector arm cannot find what has no vector
+    vres = s.search("zeppelin hangar", mode="vector", k=1000)
+    assert last.id not in [h.id for h in vres.hits]
+
+
+def test_no_backlog_reports_nothing(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    res = s.search("tea", mode="hybrid")
+    assert res.unembedded == 0 and "unembedded" not in res.to_dict() and res.warnings == []
+
+
+def test_embed_backlog_embeds_everything_in_large_batches_and_merges(sstore: Store) -> None:
+    s = open_searcher(sstore)
+    s.search("warm up", mode="hybrid")
+    _backlog(sstore, 150)
+    emb = CountingEmbedder()
+    rep = embed_backlog(sstore, emb, batch=64, merge_min=100)
+    assert (rep.embedded, rep.missing, rep.left, rep.merged) == (150, 150, 0, True)
+    assert emb.calls == [64, 64, 22]
+    st = index_stats(sstore).to_dict()["vectors"]
+    assert st["missing"] == 0 and st["delta"] == 0  # merged into the main matrices
+    assert embed_backlog(sstore, emb).embedded == 0  # nothing left: nothing embedded again
+    res = s.search("kite hill", mode="hybrid")
+    assert res.unembedded == 0 and res.warnings == []
+
+
+def test_bulk_threads_follow_the_cores_unless_set() -> None:
+    assert bulk_threads(None, env={"MEM_EMBED_THREADS": "3"}) == 3
+    assert bulk_threads(None, env={}) == len(os.sched_getaffinity(0))
+
+
+def _jsonl(path: Path, n: int, words: str = "a note about the harbour and its ferries") -> Path:
+    path.write_text("".join(json.dumps({"content": f"{words} {i}", "kind": "fact"}) + "\n" for i in range(n)))
+    return path
+
+
+def test_import_embeds_as_it_writes(tmp_path: Path) -> None:
+    env = {"MEM_EMBEDDER": "hashing"}
+    run_mem("init", str(tmp_path / "s"), env=env)
+    src = _jsonl(tmp_path / "a.jsonl", 40)
+    r = run_mem("--store", str(tmp_path / "s"), "import", str(src), "--scope", "ana", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "vectors: 40 records embedded" in r.stderr
+    r = run_mem("--store", str(tmp_path / "s"), "search", "harbour ferries", "--json", env=env)
+    out = json.loads(r.stdout)
+    assert out["warnings"] == [] and "unembedded" not in out
+    assert all("vector" in h["arms"] for h in out["hits"])
+
+
+def test_no_embed_defers_and_names_the_catch_up(tmp_path: Path) -> None:
+    env = {"MEM_EMBEDDER": "hashing"}
+    store = str(tmp_path / "s")
+    run_mem("init", store, env=env)
+    src = _jsonl(tmp_path / "a.jsonl", 100)
+    r = run_mem("--store", store, "import", str(src), "--scope", "ana", "--no-embed", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["vectors"] == {"deferred": True, "embedded": 0, "left": None,
+                                               "catch_up": "mem embed"}
+    r = run_mem("--store", store, "import", str(_jsonl(tmp_path / "b.jsonl", 3, "more")), "--no-embed", env=env)
+    assert "vectors deferred (--no-embed): run `mem embed`" in r.stderr
+    r = run_mem("--store", store, "search", "harbour ferries", "--json", env=env)
+    out = json.loads(r.stdout)
+    assert 0 < out["unembedded"] <= 103 and "run `mem embed`" in out["warnings"][0]
+    r = run_mem("--store", store, "search", "harbour ferries", env=env)
+    assert "records have no vector yet (found by their words only); run `mem embed`" in r.stderr
+    r = run_mem("--store", store, "embed", "--json", env=env)
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["left"] == 0 and rep["embedded"] == rep["missing"] > 0
+    r = run_mem("--store", store, "search", "harbour ferries", "--json", env=env)
+    assert "unembedded" not in json.loads(r.stdout)
+
+
+def _delta_rows(store: Path) -> int:
+    """Vectors committed to the live vector index's side table (0 while it does not exist)."""
+    idx = store / ".mem" / "index"
+    try:
+        gen = json.loads((idx / "vectors.json").read_text())["generation"]
+        db = sqlite3.connect(f"file:{idx / gen / 'vectors.db'}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(db.execute("SELECT count(*) FROM delta").fetchone()[0])
+        finally:
+            db.close()
+    except (FileNotFoundError, KeyError, ValueError, sqlite3.Error):
+        return 0
+
+
+def _run_until_vectors(args: list[str], store: Path, env: dict[str, str], sig: int) -> tuple[subprocess.Popen[str], int]:
+    """Start `mem ARGS`, wait until it has committed some vectors, send it ``sig``."""
+    full = {**os.environ, "NO_COLOR": "1", **env}
+    p = subprocess.Popen([MEM_EXE, "--store", str(store), *args], env=full, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and p.poll() is None:
+        if _delta_rows(store) > 0:
+            p.send_signal(sig)
+            break
+        time.sleep(0.05)
+    p.wait(timeout=120)
+    return p, _delta_rows(store)
+
+
+N_KILL = 700  # three batches of 256: killed after the first
+
+
+@pytest.mark.parametrize("how", ["import", "embed"])
+def test_killed_halfway_keeps_records_and_vectors_and_the_catch_up_finishes(tmp_path: Path, how: str) -> None:
+    """Real model, real SIGKILL: every record and every committed vector survive."""
+    env = {"MEM_EMBEDDER": "minilm", "MEM_EMBED_THREADS": "1"}
+    store = tmp_path / "s"
+    run_mem("init", str(store), env=env)
+    src = _jsonl(tmp_path / "a.jsonl", N_KILL, "the ferry to the island leaves at dawn, note")
+    if how == "embed":
+        assert run_mem("--store", str(store), "import", str(src), "--no-embed", env=env).returncode == 0
+        args = ["embed"]
+    else:
+        args = ["import", str(src)]
+    p, kept = _run_until_vectors(args, store, env, signal.SIGKILL)
+    if p.returncode == 0:
+        pytest.skip("the run finished before it could be killed")
+    assert p.returncode == -signal.SIGKILL and 0 < kept < N_KILL
+    r = run_mem("--store", str(store), "list", "--json", env=env)
+    assert len(json.loads(r.stdout)) == N_KILL  # every record written before the embedding
+    r = run_mem("--store", str(store), "embed", "--json", env=env)
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, r.stderr
+    assert rep["embedded"] == rep["missing"] == N_KILL - kept  # only the rest is embedded
+    r = run_mem("--store", str(store), "search", "ferry island", "--json", env=env)
+    assert "unembedded" not in json.loads(r.stdout)
+
+
+def test_ctrl_c_says_what_was_kept(tmp_path: Path) -> None:
+    env = {"MEM_EMBEDDER": "minilm", "MEM_EMBED_THREADS": "1"}
+    store = tmp_path / "s"
+    run_mem("init", str(store), env=env)
+    src = _jsonl(tmp_path / "a.jsonl", N_KILL, "the ferry to the island leaves at dawn, note")
+    assert run_mem("--store", str(store), "import", str(src), "--no-embed", env=env).returncode == 0
+    p, kept = _run_until_vectors(["embed"], store, env, signal.SIGINT)
+    if p.returncode == 0:
+        pytest.skip("the run finished before it could be interrupted")
+    err = p.stderr.read() if p.stderr else ""
+    assert p.returncode == 130, err
+    assert (f"mem: interrupted: {kept} records embedded and kept, {N_KILL - kept} still without a vector; "
+            "run `mem embed` to embed the rest") in err
+    r = run_mem("--store", str(store), "embed", "--json", env=env)
+    assert json.loads(r.stdout)["embedded"] == N_KILL - kept
