@@ -21,7 +21,15 @@ _DECODE = {c: i for i, c in enumerate(_CROCKFORD)}
 
 #: Grammars as ECMA-262 patterns (the JSON Schemas in spec/schemas/ use the same strings).
 ID_PATTERN = r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$"
-SCOPE_PATTERN = r"^[a-z0-9](?:(?:[a-z0-9_-]|\.(?!\.)){0,62}[a-z0-9_-])?$"
+SCOPE_PATTERN = (
+    r"^(?!(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?![a-z0-9_-]))"
+    r"[a-z0-9](?:(?:[a-z0-9_-]|\.(?!\.)){0,62}[a-z0-9_-])?$"
+)
+#: Names Windows reserves for devices, with or without an extension (``nul.txt``): a folder or
+#: file so named cannot be checked out there, so no scope may be one (spec/format.md §4.2).
+WINDOWS_RESERVED: frozenset[str] = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{d}{i}" for d in ("com", "lpt") for i in range(10)]
+)
 KIND_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
 TAG_PATTERN = r"^[^\s,\"'#\[\]{}]{1,64}$"
 
@@ -46,9 +54,15 @@ def is_id(value: object) -> TypeGuard[str]:
 
 def is_scope(value: object) -> TypeGuard[str]:
     """``value`` matches SCOPE_PATTERN: 1-64 of [a-z0-9._-], starting with a letter or digit,
-    not ending with '.', no '..'."""
+    not ending with '.', no '..', and not a name Windows reserves (``con``, ``nul.txt``...)."""
     return isinstance(value, str) and 0 < len(value) <= 64 and value[0] in _SCOPE_FIRST \
-        and not value.strip(_SCOPE_CHARS) and value[-1] != "." and ".." not in value
+        and not value.strip(_SCOPE_CHARS) and value[-1] != "." and ".." not in value \
+        and not is_windows_reserved(value)
+
+
+def is_windows_reserved(name: str) -> bool:
+    """``name`` (any case) is a device name Windows reserves, alone or before a '.'."""
+    return name.split(".", 1)[0].lower() in WINDOWS_RESERVED
 
 
 def is_kind(value: object) -> TypeGuard[str]:
@@ -159,6 +173,12 @@ def normalize_id(value: str) -> str:
 
 def check_scope(value: object) -> str:
     if not is_scope(value):
+        if isinstance(value, str) and is_windows_reserved(value):
+            raise ValidationError(
+                f"scope {value!r} is not valid: {value.split('.', 1)[0]!r} is a device name Windows "
+                "reserves (con, prn, aux, nul, com0-9, lpt0-9, with or without an extension); "
+                "a store must be checkout-able on every system"
+            )
         raise ValidationError(
             f"scope {value!r} is not valid: use 1-64 lower-case letters, digits, '.', '_' or '-', "
             "starting with a letter or digit (no '/', no '..')"
@@ -183,21 +203,26 @@ def check_tag(value: object) -> str:
     return value
 
 
-def slug_scope(value: str, prefix: str = "") -> str:
-    """Map any string (a user id, a character name) to a valid scope, deterministically."""
+def scope_for(name: str) -> str:
+    """The scope for an outside name (a user id, a character name), deterministic; two different
+    names never share a scope. The one rule for import and capture (``--scope-from``).
+
+    A name that is a valid scope already is kept as it is. Any other is folded (accents to
+    ASCII, lower case, every other character to '-') and keeps a short digest of the original
+    name: ``Alice-Home`` and ``alice@home`` fold alike but get different digests, ``Zoé`` is
+    ``zoe-…``, ``алиса`` is ``x-…``, and ``аlice`` (a Cyrillic а) is ``lice-…``, never ``lice``.
+    """
+    if is_scope(name):
+        return name
+    import hashlib
     import re
+    import unicodedata
 
-    s = value.strip().lower()
-    s = re.sub(r"[^a-z0-9._-]+", "-", s)
-    s = re.sub(r"\.{2,}", ".", s).strip("-.")
-    if prefix:
-        s = f"{prefix}-{s}" if s else prefix
-    if not s:
-        s = "default"
-    if len(s) > 64:
-        import hashlib
-
-        s = s[:55].rstrip("-.") + "-" + hashlib.sha256(value.encode()).hexdigest()[:8]
-    if not s[0].isalnum():
-        s = "x" + s[:63]
-    return check_scope(s)
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    s = re.sub(r"[^a-z0-9._-]+", "-", folded)
+    s = re.sub(r"\.{2,}", ".", s).strip("-._")[:52].rstrip("-._")
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    out = f"{s}-{digest}" if s else f"x-{digest}"
+    if is_windows_reserved(out):  # "con.x" -> "con.x-…": still a device name before its dot
+        out = f"x-{out}"
+    return check_scope(out)

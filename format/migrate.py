@@ -203,9 +203,7 @@ def _resolve_scope(item: ImportItem, opts: ImportOptions) -> str:
     if item.scope is not None:
         return ids.check_scope(item.scope)
     if item.scope_hint is not None:
-        from .importers.base import scope_for
-
-        return scope_for(item.scope_hint)
+        return ids.scope_for(item.scope_hint)
     return ids.check_scope(opts.default_scope)
 
 

@@ -153,6 +153,12 @@ _RULES: tuple[Rule, ...] = (
          "if the edit was intended, `mem repair --adopt` rewrites the digest and logs the change; "
          "otherwise restore the file from version control",
          level="full"),
+    Rule("E109", "error", "scope name reserved on Windows",
+         "A folder of records/ is named like a scope but its name is a device name Windows "
+         "reserves (con, prn, aux, nul, com0-9, lpt0-9, alone or before a '.'): the store cannot "
+         "be checked out on Windows, and mem does not read the records in it.",
+         "rename the folder to a valid scope and set the same scope in each record's frontmatter "
+         "(e.g. `git mv records/con records/con-x`), then run `mem verify`"),
     Rule("W101", "warning", "record not in canonical form",
          "A record parses but is not written in canonical form (key order, quoting, newlines, "
          "trailing newline); the next save by mem will change the file and make a git diff.",
@@ -528,6 +534,15 @@ class _Verifier:
         for entry in _scan(rdir):
             scope = entry.name
             if _skip_name(scope):
+                continue
+            if (
+                entry.is_dir(follow_symlinks=False)
+                and ids.is_windows_reserved(scope)
+                and ids.is_scope("x" + scope)  # the grammar's other rules hold
+            ):
+                self.add("E109", f"records/{scope}",
+                         f"{scope.split('.', 1)[0]!r} is a device name Windows reserves; the "
+                         "records in this folder are not read")
                 continue
             if not entry.is_dir(follow_symlinks=False) or not ids.is_scope(scope):
                 what = "a symbolic link" if entry.is_symlink() else "not a scope folder"

@@ -290,7 +290,7 @@ def resolve_scope(turn: Turn, t: Transcript, scope: str | None, scope_from: str 
     if scope_from:
         value = turn.fields.get(scope_from)
         if value not in (None, ""):
-            return ids.slug_scope(str(value))
+            return ids.scope_for(str(value))  # distinct values never share a scope
         if scope:
             return ids.check_scope(scope)
         raise InvalidInputError(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError, NotFoundError
+from ..ids import scope_for
 from . import (
     basicmemory,
     chatgptmem,
@@ -35,7 +36,6 @@ from .base import (
     Tombstoneish,
     Where,
     get_timezone,
-    scope_for,
 )
 
 Reader = Callable[[Path, ReadOptions], Iterator[Entry]]

@@ -164,25 +164,6 @@ def file_time(path: Path) -> _dt.datetime:
     return parse_time(path.stat().st_mtime, "file time")
 
 
-def scope_for(name: str, prefix: str = "") -> str:
-    """A valid scope for a foreign name (user id, character), deterministic and collision-safe.
-
-    Accents are folded to ASCII (``Zoé`` -> ``zoe``); a name with other non-ASCII letters (CJK,
-    emoji) keeps a short digest of the original so that two such names never share a scope.
-    """
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    lossy = any(
-        ord(c) > 127 and unicodedata.category(c)[0] in "LNS" and not unicodedata.combining(c)
-        for c in unicodedata.normalize("NFKD", name)
-    )
-    if not lossy:
-        return ids.slug_scope(folded, prefix)
-    s = re.sub(r"[^a-z0-9._-]+", "-", folded.lower())
-    s = re.sub(r"\.{2,}", ".", s).strip("-.")[:50].rstrip("-.")
-    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
-    return ids.slug_scope(f"{s}-{digest}" if s else f"x-{digest}", prefix)
-
-
 def tag_for(text: str) -> str | None:
     """A valid tag for a foreign label (category, section), or None when nothing is left."""
     t = unicodedata.normalize("NFKC", text).strip().lower()

@@ -312,3 +312,24 @@ def test_cli_capture_json_and_exit_codes(tmp_path: Path) -> None:
     assert r.returncode == 3
     r = run_mem("--store", str(tmp_path / "s"), "capture", str(p), "--format", "yaml")
     assert r.returncode == 4
+
+
+def test_cli_scope_from_never_merges_users(tmp_path: Path) -> None:
+    """`--scope-from` maps each user id by import's rule: distinct ids (non-ASCII, homoglyphs,
+    case and punctuation variants) never share a scope (before: алиса and борис both went to
+    `default`, аlice with a Cyrillic а to user lice's scope, alice@home and Alice-Home to one)."""
+    assert run_mem("init", str(tmp_path / "s")).returncode == 0
+    users = ["алиса", "борис", "аlice", "lice", "alice@home", "Alice-Home", "con"]
+    rows = [{"role": "user", "content": f"My name is Person{n}.", "conversation": f"c{n}", "user": who}
+            for n, who in enumerate(users)]
+    p = write_jsonl(tmp_path / "t.jsonl", rows)
+    r = run_mem("--store", str(tmp_path / "s"), "capture", str(p), "--scope-from", "user", "--json")
+    assert r.returncode == 0, r.stderr
+    listed = run_mem("--store", str(tmp_path / "s"), "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    by_scope = {}
+    for rec in listed.json():
+        by_scope.setdefault(rec["scope"], []).append(rec["content"])
+    assert len(by_scope) == len(users), by_scope  # one scope per user
+    assert by_scope["lice"] == ["User's name is Person3\n"]
+    assert "default" not in by_scope and "con" not in by_scope

@@ -207,10 +207,21 @@ def test_ids_for_one_given_time_increase_and_leave_the_clock_alone() -> None:
     assert abs(ids.id_time_ms(ids.new_id()) - int(time.time() * 1000)) < 60_000
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=80))
-def test_slug_scope_always_valid(value: str) -> None:
-    ids.check_scope(ids.slug_scope(value))
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80), st.text(max_size=80))
+def test_scope_for_always_valid_and_distinct(a: str, b: str) -> None:
+    sa, sb = ids.scope_for(a), ids.scope_for(b)
+    ids.check_scope(sa)
+    assert (sa == sb) == (a == b)
+
+
+def test_scope_for_never_merges_outside_names() -> None:
+    names = ["alice", "Alice", "alice@home", "Alice-Home", "alice-home", "алиса", "борис",
+             "аlice", "lice", "Zoé", "zoe", "con", "nul.txt", "COM1", "con.x"]
+    scopes = [ids.scope_for(n) for n in names]
+    assert len(set(scopes)) == len(names)
+    assert ids.scope_for("alice") == "alice" and ids.scope_for("alice-home") == "alice-home"
+    assert not any(ids.is_windows_reserved(s) for s in scopes)
 
 
 def test_duplicate_keys_are_refused() -> None:

@@ -34,6 +34,11 @@ def windie(tmp_path: Path) -> Path:
     return tmp_path / "memory"
 
 
+#: "Aiko" / "Main chat" folded by ids.scope_for: a digest of the original name, as for every
+#: name that is not a valid scope as it is
+AIKO = "aiko.main-chat-bf0203cb"
+
+
 def test_windieos_import(store: Store, windie: Path) -> None:
     before = b.snapshot(windie)
     assert detect(windie) == "windieos"
@@ -46,7 +51,7 @@ def test_windieos_import(store: Store, windie: Path) -> None:
     recs = by_orig(store)
     ids = b.W_IDS
     inter = recs[f"episodic:{ids['interaction']}"]
-    assert inter.kind == "episode" and inter.scope == "u-alice-example"
+    assert inter.kind == "episode" and inter.scope == "u-alice-example-dee1d585"
     assert format_time(inter.recorded_at) == "2025-03-01T10:00:00.123Z"
     assert inter.valid_from == inter.recorded_at  # an interaction happened then (world time)
     assert inter.source["conversation"] == "conv_11111111"
@@ -65,7 +70,7 @@ def test_windieos_import(store: Store, windie: Path) -> None:
     shot = recs[f"episodic:{ids['shot']}"]
     assert "screenshot" not in shot.source and len(shot.content) < 200
     summ = recs[f"semantic:{ids['summary']}"]
-    assert summ.kind == "summary" and summ.scope == "u-alice-example"
+    assert summ.kind == "summary" and summ.scope == "u-alice-example-dee1d585"
     assert set(summ.derived_from) == {inter.id, tool.id}  # lineage through source_memory_ids
     assert summ.source["missing_sources"] == 1  # the deleted row
     assert next(p.message for p in s.problems if p.outcome == "warning").startswith("1 of 3 source item(s)")
@@ -226,7 +231,7 @@ def test_soulofwaifu_import(store: Store, tmp_path: Path) -> None:
     s = import_path(store, soul, "soulofwaifu")
     assert b.snapshot(soul) == before
     recs = list(store.iter_records())
-    aiko = [r for r in recs if r.scope == "aiko.main-chat"]
+    aiko = [r for r in recs if r.scope == AIKO]
     by_tag: dict[str, list[str]] = {}
     for r in aiko:
         for t in r.tags:
@@ -255,9 +260,9 @@ def test_soulofwaifu_import(store: Store, tmp_path: Path) -> None:
     assert s.counts["skipped_empty"] == 1
     assert not any("SOUL CACHE" in r.content for r in recs)
     # the second character: a non-ASCII name gets a distinct scope; a file without headings
-    other = sorted(r.content for r in recs if r.scope != "aiko.main-chat")
+    other = sorted(r.content for r in recs if r.scope != AIKO)
     assert other == ["has a dog named Hachi\n", "likes cherry blossoms\n"]
-    assert {r.scope for r in recs if r.scope != "aiko.main-chat"} == {"default-1e6f84c0"}
+    assert {r.scope for r in recs if r.scope != AIKO} == {"default-1e6f84c0"}
     assert s.counts["created"] == len(recs) == 17
     assert import_path(store, soul, "soulofwaifu").counts["unchanged"] == 17
 
