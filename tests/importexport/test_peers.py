@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mem.format.importers.base import scope_for
+from mem.format.ids import scope_for
 from mem.format.record import Record
 from mem.format.store import Store
 from mem.format.timeutil import format_time
@@ -197,7 +197,7 @@ def test_letta_agent_file(store_dir: Path, tmp_path: Path) -> None:
     assert (out["counts"]["created"], out["counts"]["skipped_not_memory"], out["counts"]["skipped_empty"]) == (6, 2, 1)
     assert any("block-9" in q["message"] for q in out["problems"])
     recs = {r.content.rstrip("\n"): r for r in Store.open(store_dir).iter_records()}
-    assert {r.scope for r in recs.values()} == {"sam-the-bot"}
+    assert {r.scope for r in recs.values()} == {scope_for("Sam the Bot")} == {"sam-the-bot-1ac7834d"}
     assert recs["I keep answers short."].kind == "instruction"
     assert recs["Allergic to penicillin"].kind == "fact" and recs["Allergic to penicillin"].source["block"] == "human"
     band = recs["Chad's favourite band is Radiohead."]
