@@ -111,6 +111,10 @@ def _watch(store, folders: list[Path], fmt: str, scope: str, scope_from: str | N
              f"in {state.passes} pass(es)")
 
 
+#: The outcomes of a dry run's rows that name a write, as what a run would do.
+DRY_RUN_LABELS = {"captured": "would-capture", "sighting": "would-log-sighting"}
+
+
 def _print_report(report) -> None:  # type: ignore[no-untyped-def]
     verb = "would be " if report.dry_run else ""
     out = sys.stdout
@@ -120,7 +124,9 @@ def _print_report(report) -> None:  # type: ignore[no-untyped-def]
             warn(f"refused: a sentence in turn {where} of {it.transcript} holds a secret ({it.secret}); not stored")
             continue
         ident = it.id or "-"
-        out.write(f"{it.outcome:<21} {ident:<26} {it.kind:<11} {it.confidence:.2f}  {it.content}\n")
+        # a dry run wrote nothing: its rows say what a run would do
+        label = DRY_RUN_LABELS.get(it.outcome, it.outcome) if report.dry_run else it.outcome
+        out.write(f"{label:<21} {ident:<26} {it.kind:<11} {it.confidence:.2f}  {it.content}\n")
     for s in report.sources:
         if s.rewritten:
             warn(f"{s.transcript} changed since it was last captured (not just appended to): read again")

@@ -45,15 +45,23 @@ def register(app: typer.Typer) -> None:
             info("no search index to compact (it is built by the first search or `mem rebuild`)")
             return
         b, a = result["before"], result["after"]
+        arrow = "-> would be" if dry_run else "->"
+
+        def segs(n: int | None) -> str:
+            return "" if n is None else f", {n} segments"  # unknown before the build
+
         info(
-            f"lexical: {b['lexical']['docs']} docs, {b['lexical']['deleted_docs']} deleted, "
-            f"{b['lexical']['segments']} segments -> {a['lexical']['docs']} docs, "
-            f"{a['lexical']['deleted_docs']} deleted, {a['lexical']['segments']} segments"
+            f"lexical: {b['lexical']['docs']} docs, {b['lexical']['deleted_docs']} deleted"
+            f"{segs(b['lexical']['segments'])} {arrow} {a['lexical']['docs']} docs, "
+            f"{a['lexical']['deleted_docs']} deleted{segs(a['lexical']['segments'])}"
         )
         if b["vectors"]["present"]:
             info(
                 f"vectors: {b['vectors']['vectors']} rows + {b['vectors']['delta']} delta, "
-                f"{b['vectors']['dead']} dead -> {a['vectors']['vectors']} rows + "
+                f"{b['vectors']['dead']} dead {arrow} {a['vectors']['vectors']} rows + "
                 f"{a['vectors']['delta']} delta, {a['vectors']['dead']} dead"
             )
-        info(f"index size: {_size(b['bytes'])} -> {_size(a['bytes'])}")
+        if a["bytes"] is None:
+            info(f"index size: {_size(b['bytes'])} now")
+        else:
+            info(f"index size: {_size(b['bytes'])} -> {_size(a['bytes'])}")

@@ -46,6 +46,21 @@ STATIC: dict[str, tuple[str, ...]] = {
 }
 
 
+def _command_static() -> dict[tuple[str, str], tuple[str, ...]]:
+    """Option values that are a fixed set for one command (the same option name means other
+    things elsewhere: `capture --format` and `export --format`), from where each set is defined."""
+    from mem.format.capture.transcripts import FORMATS
+    from mem.format.importers import SYSTEMS
+
+    from .export import export_formats
+
+    return {
+        ("import", "--from"): SYSTEMS,
+        ("export", "--format"): export_formats(),
+        ("capture", "--format"): ("auto", *FORMATS),
+    }
+
+
 @dataclass
 class Param:
     """One option or argument, as completion sees it."""
@@ -75,7 +90,7 @@ def _first_line(text: str | None) -> str:
     return " ".join((text or "").strip().split("\n\n")[0].split())
 
 
-def _param(p: Any) -> Param:
+def _param(p: Any, command: str = "", static: dict[tuple[str, str], tuple[str, ...]] | None = None) -> Param:
     """A click parameter (typer vendors click, so this goes by attributes, not classes)."""
     opts = [o for o in [*p.opts, *p.secondary_opts] if o.startswith("-")]
     is_flag = bool(getattr(p, "is_flag", False)) or bool(getattr(p, "count", False))
@@ -94,6 +109,8 @@ def _param(p: Any) -> Param:
     for o in (o for o in opts if o.startswith("--")):
         if o in DYNAMIC:
             value = DYNAMIC[o]
+        elif static and (command, o) in static and not choices:
+            value, choices = "choice", static[(command, o)]
         elif o in STATIC and not choices:
             value, choices = "choice", STATIC[o]
     return Param(
@@ -115,6 +132,7 @@ def command_tree() -> Tree:
         _param(p) for p in group.get_params(ctx) if p.param_type_name == "option" and not p.hidden
     ]
     commands: list[Command] = []
+    static = _command_static()
     for name in group.list_commands(ctx):
         cmd = group.get_command(ctx, name)
         if cmd is None or cmd.hidden:
@@ -122,7 +140,7 @@ def command_tree() -> Tree:
         c = Command(name=name, help=_first_line(cmd.help or cmd.short_help))
         for p in cmd.get_params(cmd.context_class(cmd, info_name=name, parent=ctx)):
             if p.param_type_name == "option" and not p.hidden:
-                c.options.append(_param(p))
+                c.options.append(_param(p, name, static))
             elif p.param_type_name == "argument":
                 c.arguments.append(_param(p))
         commands.append(c)

@@ -9,6 +9,7 @@ import typer
 
 from .common import emit_json, info, open_store, progress, split_csv, warn
 from .embed import embed_written
+from .render import one_line
 
 if TYPE_CHECKING:
     from mem.format.consolidate import Report, WindowResult
@@ -23,14 +24,23 @@ def _line(r: WindowResult) -> str:
     if r.refusal is not None:
         return f"{head}  {r.refusal.code}: {r.refusal.message}"
     parts: list[str] = []
-    if r.summary:
-        parts.append(f"summary {r.summary}")
-    if r.facts:
-        parts.append("facts " + ", ".join(r.facts))
-    for s in r.superseded:
-        parts.append(f"{s['new'] or '(new)'} supersedes {s['old']}")
-    if r.outcome == "previewed" and r.answer is not None and not r.answer.none:
-        parts.append(f"{len(r.facts)} fact(s), {len(r.superseded)} supersession(s)")
+    below: list[str] = []
+    if r.outcome == "previewed":
+        # nothing was written, so there are no ids: show what would be written, one per line
+        a = r.answer
+        if a is not None and not a.none:
+            below.append(f"    summary: {one_line(a.summary, 200)}")
+            below += [f"    {f.kind}: {one_line(f.content, 200)}" for f in a.facts]
+            below += [f"    supersedes {s.id}: {one_line(s.content, 200)}" for s in a.supersedes]
+        else:
+            parts.append("nothing durable")
+    else:
+        if r.summary:
+            parts.append(f"summary {r.summary}")
+        if r.facts:
+            parts.append("facts " + ", ".join(r.facts))
+        for s in r.superseded:
+            parts.append(f"{s['new'] or '(new)'} supersedes {s['old']}")
     if r.dropped:
         parts.append(
             f"{len(r.dropped)} dropped ("
@@ -39,7 +49,7 @@ def _line(r: WindowResult) -> str:
         )
     if r.resumed:
         parts.append("resumed from the journal")
-    return head + ("  " + "; ".join(parts) if parts else "")
+    return head + ("  " + "; ".join(parts) if parts else "") + "".join("\n" + b for b in below)
 
 
 def _tally(report: Report) -> str:

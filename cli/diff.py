@@ -11,6 +11,12 @@ import typer
 from .common import OPTIONS, emit_json, info
 
 
+def _is_path(arg: str) -> bool:
+    """An argument that means a directory, never a git revision: one that exists as a
+    directory, or that is written as a path (absolute, ./, ../ or ~)."""
+    return Path(arg).expanduser().is_dir() or arg.startswith(("/", "./", "../", "~", ".\\", "..\\"))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("diff")
     def diff(
@@ -56,8 +62,14 @@ def register(app: typer.Typer) -> None:
             args = [a or "HEAD", b or "HEAD"]
         if len(args) > 2:
             raise InvalidInputError("give at most two stores or two revisions")
-        if len(args) == 2 and all(Path(x).is_dir() for x in args):
-            result = diff_dirs(Path(args[0]), Path(args[1]))
+        if len(args) == 2 and any(_is_path(x) for x in args):
+            # two stores: one that is not there is named (not the store of the current folder)
+            for x in args:
+                if not Path(x).expanduser().is_dir():
+                    from mem.format.errors import NotFoundError
+
+                    raise NotFoundError("no such directory", path=x)
+            result = diff_dirs(Path(args[0]).expanduser(), Path(args[1]).expanduser())
         else:
             from mem.format.store import find_store_root
 

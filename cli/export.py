@@ -14,6 +14,13 @@ import typer
 from .common import emit_json, info, open_store, parse_time_option, split_csv, warn
 
 
+def export_formats() -> tuple[str, ...]:
+    """The values of ``--format`` (also what completion offers)."""
+    from mem.format.exporters import PEER_FORMATS
+
+    return ("jsonl", "csv", "markdown", *PEER_FORMATS)
+
+
 def _write_stream(ex: Any, fmt: str, store: Any, out: IO[str], flt: Any, tombstones: bool) -> Any:
     """Write a one-file format (jsonl, csv, mem0, claude-md) to ``out``; returns the counts."""
     if fmt == "jsonl":
@@ -54,12 +61,11 @@ def register(app: typer.Typer) -> None:
         """Export records (and tombstones) to JSON Lines, CSV or a Markdown bundle."""
         from mem.format import export as ex
         from mem.format.errors import InvalidInputError, ValidationError
-        from mem.format.exporters import PEER_FORMATS
         from mem.format.fsutil import TMP_MARKER, ensure_dir, fsync_dir
         from mem.format.ids import check_kind, check_scope
         from mem.format.record import STATUSES
 
-        formats = ("jsonl", "csv", "markdown", *PEER_FORMATS)
+        formats = export_formats()
         if fmt not in formats:
             raise ValidationError(f"--format {fmt!r} is not one of {', '.join(formats)}")
         statuses = split_csv(status)

@@ -41,6 +41,8 @@ def _print_summary(s: ImportSummary) -> None:
             "tombstones: " + ", ".join(f"{k} {v}" for k, v in t.items() if v) + "\n"
         )
     shown = [p for p in s.problems if p.outcome not in ("skipped_not_memory", "skipped_empty")]
+    # in the order of the input (problems are found in several passes: parsing, then importing)
+    shown.sort(key=lambda p: (p.where.file or "", p.where.line if p.where.line is not None else -1))
     for p in shown[:MAX_PROBLEMS_SHOWN]:
         label = p.outcome.replace("_", " ")
         warn(f"{p.where}: {label}: {p.message}")

@@ -37,5 +37,7 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(f"{verb}remove temporary file {p}\n")
         for rid in rep.adopted:
             sys.stdout.write(f"{verb}adopt outside change to {rid}\n")
-        if not rep.changed:
+        for rid in rep.needs_adopt:
+            sys.stdout.write(f"record {rid} was changed outside mem: `mem repair --adopt` accepts the change\n")
+        if not rep.changed and not rep.needs_adopt:
             info("nothing to repair")

@@ -84,7 +84,7 @@ class Terminal:
             fd = sys.stdin.fileno()
             old = termios.tcgetattr(fd)
             try:
-                tty.setcbreak(fd)
+                tty.setcbreak(fd, termios.TCSANOW)  # not TCSAFLUSH (the default): keep keys typed ahead
                 ch = os.read(fd, 1).decode("utf-8", "replace")
             finally:
                 termios.tcsetattr(fd, termios.TCSADRAIN, old)

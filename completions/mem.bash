@@ -180,7 +180,7 @@ _mem_completion() {
             case "$prev" in
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
                 --scope-from) return;;
-                --format|-F) return;;
+                --format|-F) COMPREPLY=($(compgen -W 'auto jsonl text skales windieos claude-code codex chatgpt json' -- "$cur")); return;;
                 --source-name) return;;
                 --interval) return;;
             esac
@@ -214,7 +214,7 @@ _mem_completion() {
             ;;
         import)
             case "$prev" in
-                --from) return;;
+                --from) COMPREPLY=($(compgen -W 'jsonl csv windieos matrixos skales soulofwaifu mem0 basic-memory claude-code letta chatgpt-memories' -- "$cur")); return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
                 --scope-map) return;;
                 --timezone) return;;
@@ -225,7 +225,7 @@ _mem_completion() {
             ;;
         export)
             case "$prev" in
-                --format|-f) return;;
+                --format|-f) COMPREPLY=($(compgen -W 'jsonl csv markdown mem0 basic-memory claude-md' -- "$cur")); return;;
                 --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
                 --kind) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values kinds "$store")" -- "$cur")); return;;

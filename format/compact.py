@@ -56,6 +56,22 @@ def _summary(stats: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _predicted(store: Store, stats: dict[str, Any]) -> dict[str, Any]:
+    """What a compaction would leave (a dry run's ``after``): it rebuilds from the records, so
+    one document and, when the vector index is of the configured space, one vector per record
+    file, with nothing deleted, dead or in the delta. Sizes and segments are not known before
+    the build (null)."""
+    records = sum(1 for _ in store.iter_paths())
+    vec = dict(_summary(stats)["vectors"])
+    if vec["present"] and stats["vectors"].get("space_matches"):
+        vec.update(vectors=records, delta=0, dead=0, missing=0, bytes=None)
+    return {
+        "bytes": None,
+        "lexical": {"present": True, "docs": records, "deleted_docs": 0, "segments": None, "bytes": None},
+        "vectors": vec,
+    }
+
+
 def compact_store(
     store: Store,
     *,
@@ -65,8 +81,8 @@ def compact_store(
 ) -> dict[str, Any]:
     """Compact ``store``; returns what was removed and the index sizes and counts before/after.
 
-    ``dry_run`` reports what would be removed (temp files, garbage) and the current sizes, and
-    changes nothing.
+    ``dry_run`` reports what would be removed (temp files, garbage), the current sizes and the
+    predicted counts (:func:`_predicted`), and changes nothing.
     """
     from .index import cleanup_garbage, index_stats
     from .index import compact as compact_indexes
@@ -80,7 +96,8 @@ def compact_store(
     )
 
     has_index = _index_present(store)
-    before = _summary(index_stats(store).to_dict()) if has_index else None
+    stats = index_stats(store).to_dict() if has_index else None
+    before = _summary(stats) if stats is not None else None
     now = time.time()
     result: dict[str, Any] = {"store": str(store.root), "dry_run": dry_run}
     with store.lock:  # no mem write runs while we look at temp files
@@ -109,7 +126,8 @@ def compact_store(
                 if m is not None:
                     live.add(str(m["generation"]))
             result["garbage_removed"] = sorted(p.name for p in garbage(store.index_dir, live))
-            result.update(index=True, before=before, after=before, lexical=None, vectors=None)
+            assert stats is not None
+            result.update(index=True, before=before, after=_predicted(store, stats), lexical=None, vectors=None)
             return result
         result["garbage_removed"] = sorted(cleanup_garbage(store))
         done = compact_indexes(store, progress=progress)

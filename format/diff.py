@@ -479,8 +479,12 @@ def render(d: StoreDiff) -> Iterator[str]:
 
 def render_stat(d: StoreDiff) -> Iterator[str]:
     s = d.stat()
-    for scope, c in s["by_scope"].items():
-        yield f" {scope} | +{c['added']} -{c['removed']} ~{c['changed']}"
+    # aligned like `git diff --stat`: scope names padded, each count right-aligned in its column
+    rows = [(scope, f"+{c['added']}", f"-{c['removed']}", f"~{c['changed']}") for scope, c in s["by_scope"].items()]
+    if rows:
+        w = [max(len(r[i]) for r in rows) for i in range(4)]
+        for scope, a, r, c in rows:
+            yield f" {scope.ljust(w[0])} | {a.rjust(w[1])} {r.rjust(w[2])} {c.rjust(w[3])}"
     parts = [
         f"{s['added']} added",
         f"{s['removed']} removed ({s['forgotten']} forgotten)",

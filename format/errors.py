@@ -73,6 +73,15 @@ class MemError(Exception):
         }
 
 
+def import_failure(exc: ImportError, what: str) -> str:
+    """The message for ``what`` (a runtime) that cannot be imported: the missing module's name,
+    or, for an ImportError raised inside a package (a shared library that does not load, a name
+    it lacks), which has no name, the error itself."""
+    if exc.name:
+        return f"cannot import {exc.name}: {what} is missing"
+    return f"{what} cannot be imported: {exc}"
+
+
 class UsageError(MemError):
     """A bad command line: a missing argument, options that do not go together."""
 

@@ -46,6 +46,8 @@ class RepairReport:
     completed_supersessions: list[str] = field(default_factory=list)
     removed_temp_files: list[str] = field(default_factory=list)
     adopted: list[str] = field(default_factory=list)
+    #: records changed outside mem (content, digest line or form) that only ``--adopt`` accepts
+    needs_adopt: list[str] = field(default_factory=list)
     dry_run: bool = False
 
     @property
@@ -66,6 +68,7 @@ class RepairReport:
             "completed_supersessions": self.completed_supersessions,
             "removed_temp_files": self.removed_temp_files,
             "adopted": self.adopted,
+            "needs_adopt": self.needs_adopt,
         }
 
 
@@ -174,11 +177,13 @@ def repair(store: Store, *, dry_run: bool = False, adopt: bool = False) -> Repai
             if r.id in rep.completed_forgets:
                 continue
             unlogged = r.id not in logged
-            stale_file = False
-            if adopt:
-                path = store.record_path(r.scope, r.id)
-                stale_file = path.read_text("utf-8") != dump_record(r)
-            if not (unlogged or (adopt and (logged.get(r.id) != r.digest or stale_file))):
+            path = store.record_path(r.scope, r.id)
+            stale_file = path.read_text("utf-8") != dump_record(r)
+            outside = logged.get(r.id) != r.digest or stale_file
+            if not unlogged and outside and not adopt:
+                rep.needs_adopt.append(r.id)  # reported, so that a repair never hides it
+                continue
+            if not (unlogged or (adopt and outside)):
                 continue
             rep.adopted.append(r.id)
             if dry_run:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import EmbedderUnavailableError, RerankerUnavailableError
+from .errors import EmbedderUnavailableError, RerankerUnavailableError, import_failure
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,7 +64,7 @@ class LateInteractionReranker:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:
-            raise RerankerUnavailableError(f"cannot import {exc.name}: the reranker's runtime is missing") from None
+            raise RerankerUnavailableError(import_failure(exc, "the reranker's runtime (onnxruntime, tokenizers)")) from None
         try:
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = max(1, threads)

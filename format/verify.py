@@ -162,7 +162,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("W101", "warning", "record not in canonical form",
          "A record parses but is not written in canonical form (key order, quoting, newlines, "
          "trailing newline); the next save by mem will change the file and make a git diff.",
-         "save it through mem (`mem edit ID`, then save unchanged) to rewrite it canonically",
+         "`mem repair --adopt` rewrites it canonically and logs it (`mem edit` leaves a file "
+         "saved unchanged as it is)",
          level="full"),
     # -- tombstones and links ---------------------------------------------------------------
     Rule("E201", "error", "forgotten record present",

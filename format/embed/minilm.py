@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmbedderUnavailableError
+from ..errors import EmbedderUnavailableError, import_failure
 from . import EmbeddingSpace, check_file, file_sha256
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class MiniLMEmbedder:
         for path, want, what, hint in files:
             check_file(path, want, what, hint, got=digests[path])
         if missing is not None:
-            raise EmbedderUnavailableError(f"cannot import {missing.name}: the embedder runtime is missing") from None
+            raise EmbedderUnavailableError(import_failure(missing, "the embedder runtime (onnxruntime, tokenizers)")) from None
         self._ort, self._model, self.threads = ort, model, threads
         self._lock = threading.Lock()
         self._quick, self._quick_left = quick_start, QUICK_CALLS

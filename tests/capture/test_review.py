@@ -133,3 +133,16 @@ def test_interactive_empty_edit_keeps_record_and_undo_of_edit(store: Store, cand
     child.close()
     assert store.get(cands[0]).status == "candidate"
     assert store.get(cands[0]).content == "User prefers tea\n"
+
+
+def test_keys_typed_ahead_are_kept(store: Store, cands: list[str]) -> None:
+    """Three decisions typed at once: none is flushed away between prompts (issue 26)."""
+    child = _spawn(store, "true")
+    child.expect(r"\[1/3\]")
+    child.expect(r"> ")
+    child.send("arq")  # accept, reject, then quit: sent before the 2nd and 3rd prompts exist
+    child.expect("1 accepted, 0 edited, 1 rejected")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert [store.get(i).status for i in cands] == ["active", "rejected", "candidate"]

@@ -139,3 +139,15 @@ def test_a_corrupt_watermark_names_the_file(store: Store, episodes: Episodes) ->
     r = mem(store, "consolidate", "--summarizer", fake_cmd("ok"))
     assert r.returncode == ExitCode.STORE_INVALID
     assert "consolidate.json" in r.stderr
+
+
+def test_preview_shows_what_would_be_written(store: Store, episodes: Episodes) -> None:
+    """Nothing is written in a preview, so there are no ids: the text shows instead (issue 26)."""
+    episodes("FACT: Omar collects stamps", "we talked about the weather")
+    r = mem(store, "consolidate", "--summarizer", fake_cmd("ok"), "--preview")
+    assert r.returncode == 0, r.stderr
+    head, *rest = r.stdout.splitlines()
+    assert head.startswith("previewed ")
+    assert "fact(s)" not in r.stdout and "facts ;" not in r.stdout
+    assert rest[0].startswith("    summary: ") and len(rest[0]) > len("    summary: ")
+    assert "    fact: Omar collects stamps" in rest

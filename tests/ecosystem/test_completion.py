@@ -216,3 +216,15 @@ def test_fish_completes(populated: Store, tmp_path: Path) -> None:
     assert complete(f"mem --store {populated.root} add --kind hob") == ["hobby_x"]
     assert complete("mem list --status ca") == ["candidate"]
     assert complete("mem add --reason ") == []  # a free value: no file names offered
+
+
+def test_fixed_values_of_one_command(tmp_path: Path) -> None:
+    """`import --from` and `export --format` offer their values; `capture --format` its own
+    (the same option name means different things in different commands; issue 26)."""
+    from mem.format.importers import SYSTEMS
+
+    assert sorted(bash_complete(["mem", "import", "--from", ""], tmp_path)) == sorted(SYSTEMS)
+    assert bash_complete(["mem", "import", "--from", "w"], tmp_path) == ["windieos"]
+    assert sorted(bash_complete(["mem", "export", "--format", "c"], tmp_path)) == ["claude-md", "csv"]
+    assert "markdown" in bash_complete(["mem", "export", "-f", ""], tmp_path)
+    assert sorted(bash_complete(["mem", "capture", "--format", "c"], tmp_path)) == ["chatgpt", "claude-code", "codex"]
