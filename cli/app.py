@@ -45,6 +45,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "embed",
     "repair",
     "mcp",
+    "hooks",
     "completion",
     "help_",
 )

@@ -24,7 +24,7 @@ SCOPE_FROM_HELP = (
 def register(app: typer.Typer) -> None:
     @app.command("capture")
     def capture_(
-        transcripts: Annotated[list[Path], typer.Argument(help="Transcript files or folders.", show_default=False)],
+        transcripts: Annotated[list[Path] | None, typer.Argument(help="Transcript files or folders.", show_default=False)] = None,
         scope: Annotated[str | None, typer.Option("--scope", help="Scope the captures go to (default: 'default').")] = None,
         scope_from: Annotated[str | None, typer.Option("--scope-from", help=SCOPE_FROM_HELP)] = None,
         fmt: Annotated[str, typer.Option("--format", "-F", help=FORMAT_HELP)] = "auto",
@@ -35,6 +35,7 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
         watch_: Annotated[bool, typer.Option("--watch", help="Keep watching the given folders (or files) and capture what hosts append, until interrupted (Ctrl-C).")] = False,
         interval: Annotated[float, typer.Option("--interval", help="With --watch: seconds between passes.", min=0.05)] = 5.0,
+        hook: Annotated[bool, typer.Option("--hook", help="Run as a host hook: read the event JSON on stdin (Claude Code Stop/PreCompact: transcript_path) and capture that transcript; failures exit 1, never 2.")] = False,
     ) -> None:
         """Capture candidate memories from transcripts (user turns only; review them with `mem review`).
 
@@ -46,6 +47,12 @@ def register(app: typer.Typer) -> None:
         from mem.format.capture.transcripts import FORMATS, read_transcripts
         from mem.format.errors import InvalidInputError
 
+        if hook:
+            _hook(scope or "default", scope_from, fmt)
+            return
+        transcripts = transcripts or []
+        if not transcripts:
+            raise InvalidInputError("name at least one transcript file or folder (or use --hook)")
         if fmt != "auto" and fmt not in FORMATS:
             raise InvalidInputError(f"--format {fmt!r} is not one of auto, {', '.join(FORMATS)}")
         if source_name is not None and len(transcripts) != 1:
@@ -70,6 +77,34 @@ def register(app: typer.Typer) -> None:
             emit_json({**report.to_dict(), "vectors": vectors})
 
     _ = capture_
+
+
+def _hook(scope: str, scope_from: str | None, fmt: str) -> None:
+    """Capture the transcript a host hook names. A hook's exit 2 would block the host (Claude
+    Code's Stop hook), so every failure here is reported on stderr with exit 1."""
+    import json
+
+    from mem.format.capture.engine import capture
+    from mem.format.capture.transcripts import read_transcripts
+    from mem.format.errors import MemError
+
+    try:
+        raw = sys.stdin.read()
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            event = None
+        path = event.get("transcript_path") if isinstance(event, dict) else None
+        if not isinstance(path, str) or not path:
+            sys.stderr.write("mem capture --hook: the event on stdin has no transcript_path\n")
+            raise SystemExit(1)
+        store = open_store()
+        report = capture(store, read_transcripts(Path(path), fmt), scope=scope, scope_from=scope_from)
+    except MemError as exc:
+        sys.stderr.write(f"mem capture --hook: {exc}\n")
+        raise SystemExit(1) from None
+    c = report.counts()
+    info(f"mem: {c['captured']} captured from {path}")
 
 
 def _watch(store, folders: list[Path], fmt: str, scope: str, scope_from: str | None,  # type: ignore[no-untyped-def]

@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --no-pager --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild embed repair mcp completion help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild embed repair mcp hooks completion help' -- "$cur"))
         fi
         return
     fi
@@ -185,7 +185,7 @@ _mem_completion() {
                 --interval) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --no-embed --json --watch --interval --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--scope --scope-from --format -F --source-name --dry-run -n --rescan --no-embed --json --watch --interval --hook --help' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
@@ -299,6 +299,17 @@ _mem_completion() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--scope --store -s --remember-as --read-only --warm --lazy --help' -- "$cur"))
+            fi
+            ;;
+        hooks)
+            case "$prev" in
+                --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
+                --budget) return;;
+                --settings) COMPREPLY=($(compgen -f -- "$cur")); return;;
+                --agents-file) COMPREPLY=($(compgen -f -- "$cur")); return;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--scope --budget --settings --agents-file --json --help' -- "$cur"))
             fi
             ;;
         completion)
