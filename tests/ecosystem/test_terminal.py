@@ -86,6 +86,7 @@ JSON_CASES: dict[str, list[str]] = {
     "rebuild": ["rebuild", "--json"],
     "embed": ["embed", "--json"],
     "repair": ["repair", "--dry-run", "--json"],
+    "hooks": ["hooks", "status", "--settings", "{tmp}/settings.json", "--agents-file", "{tmp}/AGENTS.md", "--json"],
 }
 
 
