@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 
         store = open_store()
         old = store.get(record_id)
-        drafts = store.local_dir / "drafts"
+        drafts = store.drafts_dir
         ensure_dir(drafts)
         draft = drafts / f"{old.id}.md"
         original = dump_record(old)

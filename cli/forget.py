@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import OPTIONS, confirm, emit_json, info, open_store
+from .common import OPTIONS, confirm, emit_json, info, open_store, warn
 from .render import one_line
 
 
@@ -61,6 +61,11 @@ def register(app: typer.Typer) -> None:
                 sys.stderr.write("nothing forgotten\n")
                 raise typer.Exit(int(ExitCode.CONFLICT))
         done = store.forget([r.id for r in plan.requested], reason=reason, scope=scope)
+        from mem.format.index import attach
+
+        for err in attach(store).errors:  # the forget is done; an index may still hold them
+            warn(f"{err}; until the next search or `mem rebuild`, the index files may still hold "
+                 "the forgotten records (no reader returns them)")
         if json_out:
             emit_json(dict(done.to_dict(), dry_run=False))
         elif not OPTIONS.quiet:

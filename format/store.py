@@ -363,6 +363,12 @@ class Store:
         return d
 
     @property
+    def drafts_dir(self) -> Path:
+        """``.mem/drafts/``: ``mem edit`` keeps a draft here (``<ID>.md``) when the edited text
+        cannot be saved; forgetting the record removes it."""
+        return self.local_dir / "drafts"
+
+    @property
     def index_dir(self) -> Path:
         return self.local_dir / "index"
 
@@ -1113,6 +1119,10 @@ class Store:
                         sync=self._sync,
                     )
                     changes.append(Change("put", restored.id, restored.scope, restored))
+            # copies mem keeps outside the records go too: the draft of a failed `mem edit`
+            for rec in plan.records:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.drafts_dir / f"{rec.id}.md")
         self._notify(changes)
         return plan
 

@@ -301,12 +301,7 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
         return Staleness(lexical_missing=True)
     try:
         if (store.index_dir / PENDING_FILE).exists():
-            with store.lock:
-                m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
-                if m is not None and m["generation"] == lex.generation:
-                    lex.manifest = m
-                    lex._docs_delta = 0 if "docs" in m else None
-                    _apply_pending(store, lex)
+            _apply_pending_locked(store, lex)
         if full is None:
             full = _auto_full(store, lex, periodic, only)
         plan = _plan(store, lex, full, only)
@@ -471,6 +466,8 @@ class IndexSession:
                 return
         try:
             self._on_changes(changes)
+            if any(c.op == "delete" for c in changes):
+                purge_now(self.store)  # forgotten: out of every index before the forget returns
         except Exception as exc:  # the record is stored; the index heals at the next refresh
             self.errors.append(f"index update failed: {exc}")
 
@@ -565,6 +562,34 @@ def _apply_pending(store: Store, lex: LexicalIndex) -> int:
     lex.save_manifest()
     remove_file(store.index_dir / PENDING_FILE)
     return len(entries)
+
+
+def _apply_pending_locked(store: Store, lex: LexicalIndex) -> None:
+    """Take the writer lock and apply the write journal to ``lex`` if it is still the current
+    generation (a swap meanwhile deleted the journal with the old generation)."""
+    with store.lock:
+        m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        if m is not None and m["generation"] == lex.generation:
+            lex.manifest = m
+            lex._docs_delta = 0 if "docs" in m else None
+            _apply_pending(store, lex)
+
+
+def purge_now(store: Store) -> None:
+    """Apply the write journal now: after a forget, the forgotten records' lexical documents are
+    deleted and their vectors marked dead before the forget returns (spec/format.md §17), not
+    at the next search (a copy of ``.mem/`` taken in between would hold them live)."""
+    from .lexical import LexicalIndex
+
+    if not (store.index_dir / PENDING_FILE).exists():
+        return
+    lex = LexicalIndex.open(store.index_dir)
+    if lex is None:
+        return
+    try:
+        _apply_pending_locked(store, lex)
+    finally:
+        lex.close()
 
 
 def _session_of(store: Store) -> IndexSession | None:

@@ -141,3 +141,35 @@ def test_forgotten_content_gone_after_compact(forgotten_store: tuple[Path, str],
     hits = _grep(root)
     tally("privacy: forgotten phrase grepped in every byte incl. .mem/ (after compact)", trials=1, inconsistent=len(hits))
     assert hits == []
+
+
+def test_forget_drops_the_index_entries_before_it_returns(forgotten_store: tuple[Path, str], tally: Callable[..., None]) -> None:
+    """Right after `mem forget` (no search in between: a backup of .mem/ taken then), the
+    lexical index holds no live document of the forgotten records and no valid vector: the
+    forget applied its deletions itself instead of leaving them to the next search."""
+    from mem.format.index import PENDING_FILE
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+
+    root, rid = forgotten_store
+    kept = {r.id for r in Store.open(root).iter_records()}
+    assert len(kept) == 5 and rid not in kept
+    index_dir = root / ".mem" / "index"
+    assert not (index_dir / PENDING_FILE).exists()
+    lex = LexicalIndex.open(index_dir)
+    assert lex is not None
+    try:
+        hits = lex.search(TOKENS[0], scopes=None, kinds=None, statuses=None, tags=None, limit=50)
+        rows = {r[0] for r in lex.db.execute("SELECT id FROM records").fetchall()}
+    finally:
+        lex.close()
+    vec = VectorIndex.open(index_dir)
+    assert vec is not None
+    try:
+        valid = set(vec.valid_digests("default"))
+    finally:
+        vec.close()
+    left = [h.id for h in hits] + sorted(rows - kept) + sorted(set(valid) - kept)
+    tally("privacy: forgotten record live in an index right after forget", trials=1, inconsistent=len(left))
+    assert left == []
+    assert rows == kept == set(valid)  # the five ordinary memories stay, with their vectors
