@@ -1,0 +1,291 @@
+"""Generate the conversational benchmark: multi-session chats between two people, with questions.
+
+Deterministic (a seed; ``random.Random`` seeded with strings is stable across Python versions),
+standard library only, nothing downloaded. ``python bench/convo/convo_generate.py --stats`` prints the
+size; ``--out FILE`` writes the whole data set as JSON.
+
+Each conversation: two named speakers, 15-19 sessions a few days to three weeks apart (each with
+a date and time), 12-19 turns per session: greetings, small talk, goodbyes, and between them the
+*beats* of about fifteen facts (bench/convo/convo_facts.py), some stated once, some in parts across
+sessions, some changed later, plus *distractors* that mention the same things without answering.
+Questions, each with the ids of the turns that answer it:
+
+- ``single``: one fact, stated once;
+- ``multi``: facts from two sessions combined (or an old value and its replacement);
+- ``temporal``: "when did ...": the answer is a date that depends on the session's date
+  (the turn says "yesterday", "last Saturday");
+- ``preference``: a like or dislike, a habit;
+- ``unanswerable``: nothing in the conversation answers it (no evidence). ``trap`` says why:
+  ``absent-topic`` (a topic never raised) or ``other-speaker`` (the fact is the other person's).
+
+The conversations are split by index: even -> ``dev`` (tune on these), odd -> ``heldout``
+(report only; see bench/convo/convo_run.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from convo_chatter import goodbye, greeting, small_talk
+from convo_facts import TEMPLATES, Ctx, Fact, Line
+
+#: Bump whenever the output changes: the runner's cached stores are keyed by it.
+VERSION = "1"
+SEED = 2026
+CONVERSATIONS = 24
+FACTS_PER_CONVERSATION = 15
+SPLITS = ("dev", "heldout")
+
+SPEAKERS: list[tuple[str, str]] = [
+    ("Maya", "f"), ("Jonas", "m"), ("Elif", "f"), ("Rohan", "m"), ("Chiara", "f"), ("Ben", "m"),
+    ("Ingrid", "f"), ("Tobias", "m"), ("Zainab", "f"), ("Hugo", "m"), ("Marta", "f"), ("Kenji", "m"),
+    ("Sofia", "f"), ("Lukas", "m"), ("Niamh", "f"), ("Pablo", "m"), ("Astrid", "f"), ("Omar", "m"),
+    ("Beatriz", "f"), ("Felix", "m"), ("Hana", "f"), ("Vikram", "m"), ("Rosa", "f"), ("Nils", "m"),
+]
+PRONOUNS = {"f": ("she", "her"), "m": ("he", "his")}
+
+
+def split_of(index: int) -> str:
+    return SPLITS[index % 2]
+
+
+def _norm(text: str) -> str:
+    """A strict form for spotting repeats (stricter than mem's own de-duplication)."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _session_dates(rng: random.Random, n: int) -> list[dt.datetime]:
+    t = dt.datetime(2022, 1, 3) + dt.timedelta(days=rng.randrange(900))
+    out = []
+    for _ in range(n):
+        t += dt.timedelta(days=rng.randint(2, 21))
+        out.append(t.replace(hour=rng.randint(7, 22), minute=rng.choice(range(0, 60, 5))))
+    return out
+
+
+class _Builder:
+    """Lays the facts' beats and distractors out over the sessions, with small talk around them."""
+
+    def __init__(self, rng: random.Random, cid: str, a: str, b: str, n_sessions: int) -> None:
+        self.rng = rng
+        self.cid = cid
+        self.a, self.b = a, b
+        self.dates = _session_dates(rng, n_sessions)
+        self.slots: list[list[tuple[str, Any]]] = [[] for _ in range(n_sessions)]
+        self.seen: set[str] = set()
+
+    def place(self, fi: int, fact: Fact, subj: str, other: str) -> None:
+        n = len(self.slots)
+        sessions = sorted(self.rng.sample(range(n), len(fact.beats)))
+        for bi, s in enumerate(sessions):
+            self.slots[s].append(("beat", (fi, bi, subj, other)))
+        for d in fact.distractors:
+            self.slots[self.rng.randrange(n)].append(("lines", [(subj if r == "S" else other, t) for r, t in d]))
+
+    def build(self, facts: list[Fact]) -> tuple[list[dict[str, Any]], dict[tuple[int, str], tuple[int, list[str]]]]:
+        """The sessions, and where each beat landed: (fact, key) -> (session, its turn ids)."""
+        sessions: list[dict[str, Any]] = []
+        where: dict[tuple[int, str], tuple[int, list[str]]] = {}
+        for si, items in enumerate(self.slots):
+            self.rng.shuffle(items)
+            turns: list[dict[str, Any]] = []
+            first, second = (self.a, self.b) if self.rng.random() < 0.5 else (self.b, self.a)
+            # 8-15 lines of small talk besides the greeting, goodbye and the facts' exchanges
+            self._fresh(turns, si, lambda f=first, s=second: greeting(self.rng, f, s))
+            gaps = self.rng.randint(8, 15)
+            chunks = len(items) + 1
+            per = [gaps // chunks + (1 if i < gaps % chunks else 0) for i in range(chunks)]
+            for ci in range(chunks):
+                budget = per[ci]
+                while budget > 0:
+                    x, y = (first, second) if self.rng.random() < 0.5 else (second, first)
+                    budget -= max(self._fresh(turns, si, lambda x=x, y=y: small_talk(self.rng, x, y)), 1)
+                if ci < len(items):
+                    what, val = items[ci]
+                    if what == "lines":
+                        self._add(turns, si, val)
+                    else:
+                        fi, bi, subj, other = val
+                        beat = facts[fi].beats[bi]
+                        lines = [(subj if r == "S" else other, t) for r, t in beat.lines]
+                        ids = self._add(turns, si, lines, keep_all=True)
+                        where[(fi, beat.key)] = (si, ids)
+            self._fresh(turns, si, lambda f=first, s=second: goodbye(self.rng, s, f))
+            sessions.append({"index": si, "date": self.dates[si].strftime("%Y-%m-%dT%H:%M:00Z"), "turns": turns})
+        return sessions, where
+
+    def _fresh(self, turns: list[dict[str, Any]], si: int, make: Callable[[], list[Line]]) -> int:
+        """Add an exchange from ``make`` whose lines are all new (ten tries, then what is new)."""
+        for _ in range(10):
+            lines = make()
+            if not any(_norm(" ".join(t.split())) in self.seen for _, t in lines):
+                break
+        return int(self._add(turns, si, lines))
+
+    def _add(self, turns: list[dict[str, Any]], si: int, lines: list[Line], keep_all: bool = False) -> Any:
+        """Append the lines that are new to this conversation; a beat (``keep_all``) gets the
+        turn id of each of its lines (None for a repeated, dropped line); else the count added."""
+        ids: list[Any] = []
+        added = 0
+        for speaker, text in lines:
+            text = " ".join(text.split())
+            key = _norm(text)
+            if not key or key in self.seen:
+                ids.append(None)
+                continue
+            self.seen.add(key)
+            tid = f"{self.cid}:s{si:02d}:t{len(turns):02d}"
+            turns.append({"id": tid, "speaker": speaker, "text": text})
+            ids.append(tid)
+            added += 1
+        return ids if keep_all else added
+
+
+def conversation(index: int, seed: int = SEED) -> dict[str, Any]:
+    """Conversation ``index`` of the data set of ``seed``."""
+    rng = random.Random(f"convo:{seed}:{index}")
+    cid = f"c{index:02d}"
+    (a, ga), (b, gb) = rng.sample(SPEAKERS, 2)
+    gender = {a: ga, b: gb}
+    n_sessions = rng.randint(15, 19)
+    builder = _Builder(rng, cid, a, b, n_sessions)
+    chosen = rng.sample(TEMPLATES, FACTS_PER_CONVERSATION)
+    facts: list[Fact] = []
+    owners: list[tuple[str, str]] = []
+    for fi, tpl in enumerate(chosen):
+        subj = rng.choice([a, b])
+        other = b if subj == a else a
+        he, his = PRONOUNS[gender[subj]]
+        fact = tpl(Ctx(rng, subj, other, he, his))
+        facts.append(fact)
+        owners.append((subj, other))
+        builder.place(fi, fact, subj, other)
+    sessions, where = builder.build(facts)
+    date_of = {s["index"]: dt.date.fromisoformat(s["date"][:10]) for s in sessions}
+
+    questions: list[dict[str, Any]] = []
+
+    def add_q(kind: str, text: str, evidence: list[str], answer: str, trap: str | None = None,
+              topic: str | None = None) -> None:
+        q: dict[str, Any] = {"id": f"{cid}:q{len(questions):02d}", "kind": kind, "question": text,
+                             "answer": answer, "evidence": evidence, "topic": topic}
+        if trap is not None:
+            q["trap"] = trap
+        questions.append(q)
+
+    for fi, fact in enumerate(facts):
+        for ask in fact.asks:
+            ev: list[str] = []
+            for key, line in ask.evidence:
+                tid = where[(fi, key)][1][line]
+                if tid is None:
+                    raise AssertionError(f"{cid}: evidence line {key}:{line} of {fact.topic} was a repeat")
+                ev.append(tid)
+            answer = ask.answer
+            for beat in fact.beats:
+                tag = "{date:" + beat.key + "}"
+                if tag in answer and beat.when is not None:
+                    answer = answer.replace(tag, beat.when(date_of[where[(fi, beat.key)][0]]).isoformat())
+            add_q(ask.kind, ask.text, ev, answer, topic=fact.topic)
+
+    # unanswerable: topics never raised, and facts asked of the wrong person
+    used = {t.__name__ for t in chosen}
+    unused = [t for t in TEMPLATES if t.__name__ not in used]
+    qrng = random.Random(f"unanswerable:{seed}:{index}")
+    for tpl in qrng.sample(unused, 3):
+        subj = qrng.choice([a, b])
+        other = b if subj == a else a
+        he, his = PRONOUNS[gender[subj]]
+        fact = tpl(Ctx(qrng, subj, other, he, his))
+        add_q("unanswerable", fact.asks[0].text, [], "not in the conversation", "absent-topic", fact.topic)
+    swappable = [fi for fi, f in enumerate(facts) if f.asks[0].kind in ("single", "preference")]
+    for fi in qrng.sample(swappable, min(2, len(swappable))):
+        subj, other = owners[fi]
+        he, his = PRONOUNS[gender[other]]
+        tpl = chosen[fi]
+        fact = tpl(Ctx(qrng, other, subj, he, his))
+        add_q("unanswerable", fact.asks[0].text, [], "not in the conversation", "other-speaker", fact.topic)
+    return {"id": cid, "split": split_of(index), "scope": f"convo-{cid}", "speakers": [a, b],
+            "sessions": sessions, "questions": questions}
+
+
+def dataset(seed: int = SEED, conversations: int = CONVERSATIONS) -> dict[str, Any]:
+    convs = [conversation(i, seed) for i in range(conversations)]
+    body = json.dumps(convs, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return {"generator": "mem bench/convo", "version": VERSION, "seed": seed,
+            "digest": hashlib.sha256(body).hexdigest()[:16], "conversations": convs}
+
+
+def import_lines(data: dict[str, Any], split: str | None = None) -> list[dict[str, Any]]:
+    """One ``mem import --from jsonl`` object per turn: an ``episode`` in its conversation's
+    scope, valid from its session's time, the speaker and the turn id in its source."""
+    out = []
+    for conv in data["conversations"]:
+        if split is not None and conv["split"] != split:
+            continue
+        for s in conv["sessions"]:
+            for t in s["turns"]:
+                out.append({
+                    "content": t["text"], "kind": "episode", "scope": conv["scope"], "valid_from": s["date"],
+                    "source": {"original_id": t["id"], "speaker": t["speaker"],
+                               "conversation": conv["id"], "session": s["index"] + 1},
+                })
+    return out
+
+
+def stats(data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"version": data["version"], "seed": data["seed"], "digest": data["digest"]}
+    for split in (None, *SPLITS):
+        convs = [c for c in data["conversations"] if split is None or c["split"] == split]
+        kinds: dict[str, int] = {}
+        for c in convs:
+            for q in c["questions"]:
+                kinds[q["kind"]] = kinds.get(q["kind"], 0) + 1
+        out[split or "all"] = {
+            "conversations": len(convs),
+            "sessions": sum(len(c["sessions"]) for c in convs),
+            "min_sessions": min(len(c["sessions"]) for c in convs),
+            "turns": sum(len(s["turns"]) for c in convs for s in c["sessions"]),
+            "questions": sum(kinds.values()),
+            "kinds": dict(sorted(kinds.items())),
+        }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--conversations", type=int, default=CONVERSATIONS)
+    ap.add_argument("--out", type=Path, help="write the data set as JSON")
+    ap.add_argument("--stats", action="store_true", help="print its size")
+    ap.add_argument("--show", metavar="CID", help="print one conversation as text (e.g. c00)")
+    args = ap.parse_args(argv)
+    data = dataset(args.seed, args.conversations)
+    if args.out:
+        args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.show:
+        conv = next(c for c in data["conversations"] if c["id"] == args.show)
+        for s in conv["sessions"]:
+            print(f"--- session {s['index'] + 1}, {s['date']}")
+            for t in s["turns"]:
+                print(f"{t['id']}  {t['speaker']}: {t['text']}")
+        for q in conv["questions"]:
+            print(f"{q['id']} [{q['kind']}{'/' + q['trap'] if 'trap' in q else ''}] {q['question']} -> "
+                  f"{q['answer']}  {q['evidence']}")
+    if args.stats or not (args.out or args.show):
+        print(json.dumps(stats(data), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

