@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "reject",
     "forget",
     "search",
+    "eval",
     "log",
     "stats",
     "capture",

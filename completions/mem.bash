@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --no-pager --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search log stats capture context review import export consolidate verify diff compact rebuild embed repair mcp hooks completion help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search eval log stats capture context review import export consolidate verify diff compact rebuild embed repair mcp hooks completion help' -- "$cur"))
         fi
         return
     fi
@@ -159,6 +159,16 @@ _mem_completion() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--mode -m --scope --kind --tag -t --status --as-of --known-at -k --limit --json --explain --batch --rerank --no-rerank --min-score --help' -- "$cur"))
+            fi
+            ;;
+        eval)
+            case "$prev" in
+                -k|--k) return;;
+                --mode|-m) COMPREPLY=($(compgen -W 'hybrid lexical vector' -- "$cur")); return;;
+                --fail-under) return;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '-k --k --mode -m --fail-under --json --help' -- "$cur"))
             fi
             ;;
         log)
