@@ -73,6 +73,7 @@ JSON_CASES: dict[str, list[str]] = {
     "reject": ["reject", "{c2}", "--json"],
     "forget": ["forget", "{f}", "--yes", "--json"],
     "search": ["search", "stamps", "--json"],
+    "eval": ["eval", "{tmp}/labels.jsonl", "--json"],
     "log": ["log", "--json"],
     "stats": ["stats", "--json"],
     "capture": ["capture", "{tmp}/chat.jsonl", "--scope", "alice", "--json"],
@@ -115,6 +116,9 @@ def _seed(root: Path) -> dict[str, str]:
 def test_json_goes_alone_to_stdout(tmp_path: Path, store_dir: Path, commands: dict[str, object]) -> None:
     ids = _seed(store_dir)
     (tmp_path / "chat.jsonl").write_text(TRANSCRIPT, "utf-8")
+    (tmp_path / "labels.jsonl").write_text(
+        '{"query": "stamps", "scope": "alice", "answer_contents": ["Alice likes stamps"]}\n', "utf-8"
+    )
     env = {"MEM_STORE": str(store_dir), "MEM_EMBEDDER": "hashing", "EDITOR": "true", "VISUAL": "true"}
     if "export" in commands:
         exp = run_mem("export", env=env)
