@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := .demo-store
 
-.PHONY: dev demo test lint pytest bench clean
+.PHONY: dev demo test test-fast lint pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ demo: $(STAMP)
 
 ## test: lint (ruff, mypy) and the whole test suite
 test: lint pytest
+
+## test-fast: the everyday loop: ruff, then the suite without the tests marked slow or model
+## and without the crash-safety suite (tests/reliability); stops at the first failure
+test-fast: $(STAMP)
+	$(BIN)/ruff check format cli tests bench examples
+	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	$(BIN)/python -m pytest -n 2 -q -x -m "not slow and not model" --ignore=tests/reliability
 
 lint: $(STAMP)
 	$(BIN)/ruff check format cli tests bench examples

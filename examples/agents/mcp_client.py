@@ -2,7 +2,9 @@
 
     python examples/agents/mcp_client.py --store ~/memory --scope you "what do I drink?"
 
-It lists the tools, remembers one thing (as a candidate), and recalls the query.
+It lists the tools, remembers one thing (as a candidate), and recalls the query. Written for
+the MCP Python SDK 2.x (`pip install 'mcp>=2.3,<3'`, the range mem is tested with): 1.x spells
+the result attributes `isError` / `structuredContent`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
+import sys
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -40,7 +44,14 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", required=True)
     ap.add_argument("--scope", required=True)
-    ap.add_argument("--mem", default=shutil.which("mem") or "mem", help="the mem executable")
+    ap.add_argument("--mem", default="mem", help="the mem executable (default: mem on PATH)")
     ap.add_argument("query")
     a = ap.parse_args()
-    asyncio.run(main(a.store, a.scope, a.query, a.mem))
+    exe = a.mem if os.sep in a.mem else shutil.which(a.mem)
+    if exe is None or not os.access(exe, os.X_OK):
+        sys.stderr.write(
+            f"error: the mem executable {a.mem!r} was not found: put mem on PATH "
+            "(e.g. .venv/bin after `make dev`) or give it with --mem PATH\n"
+        )
+        raise SystemExit(2)
+    asyncio.run(main(a.store, a.scope, a.query, exe))

@@ -217,3 +217,33 @@ def test_mcp_acts_only_on_served_scopes(tmp_path: Path) -> None:
     assert store.get(succ.id, "a").status == "active"
     z = store.get(twin.id, "z")
     assert z.status == "superseded" and z.scope == "z"
+
+
+def test_example_python_client_without_mem_on_path(tmp_path: Path) -> None:
+    """No traceback when `mem` is not on PATH: a message saying how to point at it (issue 26)."""
+    env = {**os.environ, "PATH": str(tmp_path), "NO_COLOR": "1"}
+    for extra in ([], ["--mem", str(tmp_path / "no-such-mem")]):
+        p = subprocess.run(
+            [sys.executable, str(EXAMPLES / "mcp_client.py"), "--store", str(tmp_path), "--scope", "you",
+             *extra, "green tea"],
+            capture_output=True, text=True, timeout=120, env=env,
+        )
+        assert p.returncode == 2, p.stderr
+        assert "Traceback" not in p.stderr
+        assert "was not found" in p.stderr and "--mem" in p.stderr
+
+
+def test_mcp_sdk_range_is_the_tested_one() -> None:
+    """pyproject's mcp range starts at a version whose API the server and the example use (2.x),
+    and the installed (tested) SDK lies inside it."""
+    import tomllib
+    from importlib.metadata import version
+
+    root = Path(__file__).resolve().parents[2]
+    deps = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    (spec,) = [d for d in deps if d.split(">")[0].split("<")[0].split("=")[0].strip() == "mcp"]
+    m = re.fullmatch(r"mcp>=(\d+)\.(\d+),<(\d+)", spec.replace(" ", ""))
+    assert m, spec
+    low = (int(m.group(1)), int(m.group(2)))
+    installed = tuple(int(x) for x in version("mcp").split(".")[:2])
+    assert low[0] >= 2 and low <= installed and installed[0] < int(m.group(3)), (spec, installed)
