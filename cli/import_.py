@@ -80,6 +80,10 @@ def register(app: typer.Typer) -> None:
         no_embed: Annotated[
             bool, typer.Option("--no-embed", help="Write the records only; embed them later with `mem embed`.")
         ] = False,
+        allow_forgotten: Annotated[
+            bool,
+            typer.Option("--allow-forgotten", help="Import tombstone lifts that do not come with their record (logged)."),
+        ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     ) -> None:
         """Import memories. Idempotent: a re-import adds nothing; forgotten items stay forgotten.
@@ -114,6 +118,7 @@ def register(app: typer.Typer) -> None:
                 scope_map=_scope_map(scope_map),
                 dry_run=dry_run,
                 keep_items=dry_run,
+                allow_forgotten=allow_forgotten,
             )
             summary = import_path(
                 store,

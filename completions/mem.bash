@@ -230,7 +230,7 @@ _mem_completion() {
                 --timezone) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--from --scope --scope-map --timezone --dry-run -n --no-embed --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--from --scope --scope-map --timezone --dry-run -n --no-embed --allow-forgotten --json --help' -- "$cur"))
             fi
             ;;
         export)

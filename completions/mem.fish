@@ -188,6 +188,7 @@ complete -c mem -n '__fish_seen_subcommand_from import' -l scope-map -x -d 'FROM
 complete -c mem -n '__fish_seen_subcommand_from import' -l timezone -x -d 'Time zone of times without an offset in the source (default UTC).'
 complete -c mem -n '__fish_seen_subcommand_from import' -l dry-run -s n -d 'Show what would happen; write nothing.'
 complete -c mem -n '__fish_seen_subcommand_from import' -l no-embed -d 'Write the records only; embed them later with `mem embed`.'
+complete -c mem -n '__fish_seen_subcommand_from import' -l allow-forgotten -d 'Import tombstone lifts that do not come with their record (logged).'
 complete -c mem -n '__fish_seen_subcommand_from import' -l json -d 'Print the summary as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from import' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from export' -l format -s f -x -a 'jsonl csv markdown mem0 basic-memory claude-md' -d 'jsonl (lossless), csv, markdown, or another tool\'s: mem0, basic-memory, claude-md.'

@@ -45,6 +45,8 @@ class ImportOptions:
     default_scope: str = "default"
     dry_run: bool = False
     keep_items: bool = False  # list every item's outcome in the summary (dry runs)
+    #: import ``lift`` lines that do not accompany their record (an explicit, logged override)
+    allow_forgotten: bool = False
 
 
 @dataclass
@@ -77,7 +79,7 @@ class ImportSummary:
     dry_run: bool
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     tombstones: dict[str, int] = field(
-        default_factory=lambda: {"added": 0, "unchanged": 0, "conflict": 0, "invalid": 0}
+        default_factory=lambda: {"added": 0, "unchanged": 0, "conflict": 0, "invalid": 0, "refused": 0}
     )
     problems: list[Problem] = field(default_factory=list)
     items: list[ItemResult] = field(default_factory=list)
@@ -365,13 +367,7 @@ def _apply_tombstone(
         if digest in cur.lifted and digest not in cur.digests:
             summary.tombstones["unchanged"] += 1
             return
-        if not opts.dry_run:
-            with store.writing([scope]):
-                store.tombstones.lift(
-                    scope, digest, rid, str(obj.get("lifted_at") or format_time(now())),
-                    str(obj.get("reason", "")), str(obj.get("actor", store.actor)),
-                )  # fmt: skip
-        summary.tombstones["added"] += 1
+        _apply_lift(store, state, scope, digest, rid, obj, t, opts, summary)
         return
     if rid in cur.ids or rid in state.pending_tomb.get(scope, set()):
         summary.tombstones["unchanged"] += 1
@@ -411,6 +407,51 @@ def _apply_tombstone(
                 detail={"tombstone": True, "reason": tomb.reason},
                 sync=False,
             )
+    summary.tombstones["added"] += 1
+
+
+def _lift_accompanied(store: Store, state: _State, scope: str, digest: str, rid: str) -> bool:
+    """Whether the lift's record is here (imported by this input or before): live in ``scope``
+    with the content the lift let in. Such a lift is the history of an admission that happened
+    (an export's round trip); any other lift would un-forget content."""
+    rec = state.planned.get(rid)
+    if rec is None and state.live.get(rid) == scope:
+        try:
+            rec = store.get(rid, scope)
+        except MemError:
+            rec = None
+    return rec is not None and rec.scope == scope and rec.match_digest == digest
+
+
+def _apply_lift(store: Store, state: _State, scope: str, digest: str, rid: str, obj: dict[str, Any],
+                t: Tombstoneish, opts: ImportOptions, summary: ImportSummary) -> None:
+    """A ``lift`` line: kept when it accompanies its record, else only with ``allow_forgotten``
+    (then dated now and attributed to this import); audited either way."""
+    accompanied = _lift_accompanied(store, state, scope, digest, rid)
+    if not accompanied and not opts.allow_forgotten:
+        summary.tombstones["refused"] += 1
+        summary.problems.append(Problem(
+            "refused_forgotten",
+            f"a lift of forgotten content in scope {scope} (for record {rid}, which this import "
+            "did not bring) was not imported: it would let forgotten content back in "
+            "(pass --allow-forgotten to import it, logged)",
+            t.where,
+        ))
+        return
+    reason = str(obj.get("reason", ""))
+    if accompanied:
+        at, actor = str(obj.get("lifted_at") or format_time(now())), str(obj.get("actor", store.actor))
+    else:  # an override made here and now, by whoever runs the import
+        at, actor = format_time(now()), store.actor
+        reason = f"imported with --allow-forgotten: {reason}" if reason else "imported with --allow-forgotten"
+    if not opts.dry_run:
+        with store.writing([scope]):
+            store.tombstones.lift(scope, digest, rid, at, reason, actor)
+            store.log.append(
+                "lift-tombstone", id=rid, scope=scope, after=digest,
+                detail={"reason": reason, "imported": True, **({} if accompanied else {"override": True})},
+                sync=False,
+            )  # fmt: skip
     summary.tombstones["added"] += 1
 
 

@@ -3,6 +3,7 @@ and what mem cannot remove is named. Through the real `mem` executable."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -35,3 +36,49 @@ def test_forget_removes_the_draft_of_a_failed_edit(sdir: Path, tmp_path: Path) -
     r = mem(sdir, "forget", "--yes", rid)
     assert r.returncode == 0, r.stderr
     assert not draft.exists()
+
+
+def _export_lines(sdir: Path) -> list[dict]:  # type: ignore[type-arg]
+    r = mem(sdir, "export", "--format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    return [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+
+
+def test_an_imported_lift_line_does_not_unforget(sdir: Path, tmp_path: Path) -> None:
+    rid = mem(sdir, "add", f"my codename is {SECRET}", "--scope", "a").stdout.strip()
+    assert mem(sdir, "forget", "--yes", rid).returncode == 0
+    tomb = json.loads((sdir / "tombstones" / "a.jsonl").read_text("utf-8").splitlines()[0])
+    attack = tmp_path / "lift.jsonl"
+    attack.write_text(json.dumps({"type": "lift", "scope": "a", "digest": tomb["digest"], "id": rid,
+                                  "lifted_at": "2001-01-01T00:00:00.000Z", "reason": "x", "actor": "y"}) + "\n")
+    r = mem(sdir, "import", str(attack), "--from", "jsonl", "--json")
+    assert r.returncode == 0, r.stderr
+    out = r.json()
+    assert out["tombstones"]["refused"] == 1 and out["tombstones"]["added"] == 0
+    assert "--allow-forgotten" in out["problems"][0]["message"]
+    # still forgotten: a plain add of the text is refused
+    r = mem(sdir, "add", f"my codename is {SECRET}", "--scope", "a")
+    assert r.returncode == 6, r.stderr
+    # with the override: imported, dated now, logged
+    r = mem(sdir, "import", str(attack), "--from", "jsonl", "--allow-forgotten", "--json")
+    assert r.returncode == 0 and r.json()["tombstones"]["added"] == 1, r.stderr
+    lift = [json.loads(x) for x in (sdir / "tombstones" / "a.jsonl").read_text("utf-8").splitlines()][-1]
+    assert lift["type"] == "lift" and not lift["lifted_at"].startswith("2001")
+    assert lift["actor"] == "tester@test" and "--allow-forgotten" in lift["reason"]
+    events = mem(sdir, "log", "--json").json()
+    assert [e["op"] for e in events][-1] == "lift-tombstone"
+
+
+def test_an_export_round_trip_keeps_its_lift(sdir: Path, tmp_path: Path) -> None:
+    rid = mem(sdir, "add", "weekly sync on mondays", "--scope", "a").stdout.strip()
+    assert mem(sdir, "forget", "--yes", rid).returncode == 0
+    again = mem(sdir, "add", "weekly sync on mondays", "--scope", "a", "--allow-forgotten", "--reason", "back")
+    assert again.returncode == 0, again.stderr
+    dump = tmp_path / "all.jsonl"
+    dump.write_text("".join(json.dumps(x) + "\n" for x in _export_lines(sdir)), "utf-8")
+    other = tmp_path / "o"
+    assert run_mem("init", str(other)).returncode == 0
+    r = mem(other, "import", str(dump), "--from", "jsonl", "--json")
+    assert r.returncode == 0, r.stderr
+    assert r.json()["tombstones"] == {"added": 2, "unchanged": 0, "conflict": 0, "invalid": 0, "refused": 0}
+    assert mem(other, "verify", "--full").returncode == 0

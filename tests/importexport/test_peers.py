@@ -76,7 +76,7 @@ def test_mem0_export_and_history(store_dir: Path, tmp_path: Path) -> None:
         assert r.returncode == 6, (text, r.stderr)  # forgotten content cannot come back
     again = imported(store_dir, src, code=4)
     assert again["counts"]["created"] == 0 and again["counts"]["unchanged"] == 7
-    assert again["tombstones"] == {"added": 0, "unchanged": 2, "conflict": 0, "invalid": 0}
+    assert again["tombstones"] == {"added": 0, "unchanged": 2, "conflict": 0, "invalid": 0, "refused": 0}
 
 
 def test_mem0_forgotten_in_mem_stays_forgotten(store_dir: Path, tmp_path: Path) -> None:
