@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "search",
     "eval",
     "log",
+    "why",
     "stats",
     "capture",
     "context",

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import open_store, split_csv
+from .common import open_store, split_csv, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -19,6 +19,7 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[str, typer.Option("--format", "-F", help="markdown (default) or json.")] = "markdown",
         include_candidates: Annotated[bool, typer.Option("--include-candidates", help="Also unreviewed captures, marked (unreviewed).")] = False,
         omitted: Annotated[bool, typer.Option("--omitted", help="List only the memories this block leaves out.")] = False,
+        session: Annotated[str | None, typer.Option("--session", help="A session id to note in the read log ([audit] reads = true).")] = None,
     ) -> None:
         """Print a block of memory for an agent's prompt: the same store and arguments give the same bytes."""
         from mem.format.context import ContextArgs, build, omitted_listing
@@ -31,7 +32,20 @@ def register(app: typer.Typer) -> None:
             include_candidates=include_candidates,
         )
         store = open_store()
-        text = omitted_listing(store, args) if omitted else build(store, args).text
-        sys.stdout.write(text)
+        if omitted:
+            sys.stdout.write(omitted_listing(store, args))
+            return
+        from mem.format.readlog import enabled, log_read
+
+        logging = enabled(store)  # a bad [audit] setting is refused before anything is served
+        block = build(store, args)
+        sys.stdout.write(block.text)
+        if not logging:
+            return
+        try:
+            log_read(store, via="context", query=query, ids=[i.record.id for i in block.included],
+                     scopes=args.scopes, session=session)
+        except OSError as exc:
+            warn(f"the read log could not be written: {exc}")
 
     _ = context_

@@ -132,6 +132,17 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
     )
 
 
+def log_batch_read(store: Any, query: str, res: Any) -> None:
+    """The read log's event for one batch query ([audit] reads; content-free)."""
+    from mem.format.readlog import log_read
+
+    try:
+        log_read(store, via="search-batch", query=query, ids=[h.id for h in res.hits],
+                 scores=[h.score for h in res.hits])
+    except OSError as exc:
+        warn(f"the read log could not be written: {exc}")
+
+
 def _batch(s: Searcher, bounds: Bounds | None = None) -> int:
     """JSON Lines in, one JSON line out per query; exit status of the first failure (0 if none)."""
     from mem.format.errors import InvalidInputError, MemError
@@ -149,6 +160,7 @@ def _batch(s: Searcher, bounds: Bounds | None = None) -> int:
             if not isinstance(q, dict):
                 raise InvalidInputError(f"line {n} of stdin is not a JSON object")
             res = _run_one(s, q, bounds)
+            log_batch_read(s.store, q["query"], res)
             out: dict[str, Any] = {"query": q["query"], **res.to_dict()}
             if "id" in q:
                 out = {"id": q["id"], **out}

@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --no-pager --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search eval log stats capture context review import export consolidate verify diff compact rebuild embed repair mcp hooks completion help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search eval log why stats capture context review import export consolidate verify diff compact rebuild embed repair mcp hooks completion help' -- "$cur"))
         fi
         return
     fi
@@ -181,6 +181,11 @@ _mem_completion() {
                 COMPREPLY=($(compgen -W '--id --op --limit -n --verify --json --help' -- "$cur"))
             fi
             ;;
+        why)
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--json --help' -- "$cur"))
+            fi
+            ;;
         stats)
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--json --help' -- "$cur"))
@@ -206,9 +211,10 @@ _mem_completion() {
                 --query|-q) return;;
                 --budget|-b) return;;
                 --format|-F) return;;
+                --session) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--scope --query -q --budget -b --format -F --include-candidates --omitted --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--scope --query -q --budget -b --format -F --include-candidates --omitted --session --help' -- "$cur"))
             fi
             ;;
         review)

@@ -165,6 +165,17 @@ class ScopedMemory:
                 continue
         raise NotFoundError(f"no record {rid} in the scopes served here ({', '.join(self.scopes)})")
 
+    def _log_read(self, via: str, query: str | None, served: list[tuple[str, float | None]],
+                  scopes: list[str], session: str | None) -> None:
+        """The read log's event ([audit] reads = true); a failure to write it fails no read."""
+        from .readlog import log_read
+
+        try:
+            log_read(self.store, via=via, query=query, ids=[i for i, _ in served],
+                     scores=[s for _, s in served], scopes=scopes, session=session)
+        except OSError as exc:
+            sys.stderr.write(f"mem mcp: the read log could not be written: {exc}\n")
+
     def _writable(self) -> None:
         if self.read_only:
             raise ReadOnlyError("this server is read-only (mem mcp --read-only): it cannot change the memory")
@@ -267,6 +278,7 @@ class ScopedMemory:
         tags: Sequence[str] | None = None,
         mode: str = "hybrid",
         min_score: float | None = None,
+        session: str | None = None,
     ) -> dict[str, Any]:
         """Search the served scopes. ``min_score``: leave out hits scored below it; when None,
         the default floor (``[mcp] min_score`` of config.toml, else ``relevance.RECALL_MIN_SCORE``)
@@ -294,7 +306,10 @@ class ScopedMemory:
                 floor = self.default_floor()
                 response.hits = [h for h in response.hits
                                  if getattr(h, "z", None) is None or float(getattr(h, "score", 0.0)) >= floor]
-            return _search_payload(response, wanted)
+            payload = _search_payload(response, wanted)
+            self._log_read("mcp-recall", query, [(r["id"], r["score"]) for r in payload["results"]],
+                           wanted, session)
+            return payload
 
         return self._locked(run)
 
@@ -379,7 +394,10 @@ class ScopedMemory:
             from .context import ContextArgs, build
 
             args = ContextArgs(scopes=self.scopes, query=query, budget=budget)
-            return build(self.store, args).text
+            block = build(self.store, args)
+            self._log_read("mcp-context", query, [(i.record.id, None) for i in block.included],
+                           list(self.scopes), None)
+            return block.text
 
         return self._locked(run)
 
@@ -595,10 +613,14 @@ def build_server(memory: ScopedMemory) -> Any:
                 "that a memory answers the query; by default results below the server's floor "
                 f"(config.toml [mcp] min_score, else {RECALL_MIN_SCORE}) are left out.")),
         ] = None,
+        session: Annotated[
+            str | None,
+            Field(description="An id of the conversation this recall serves (noted in the store's read log, if on)."),
+        ] = None,
     ) -> dict[str, Any]:
         return call(
             lambda: memory.recall(query, scopes=scopes, k=k, kinds=kinds, tags=tags, mode=mode,
-                                  min_score=min_score)
+                                  min_score=min_score, session=session)
         )
 
     @server.tool(annotations=read_only, description="Read one memory in full by its id.")

@@ -87,6 +87,7 @@ JSON_CASES: dict[str, list[str]] = {
     "rebuild": ["rebuild", "--json"],
     "embed": ["embed", "--json"],
     "repair": ["repair", "--dry-run", "--json"],
+    "why": ["why", "{a}", "--json"],
     "hooks": ["hooks", "status", "--settings", "{tmp}/settings.json", "--agents-file", "{tmp}/AGENTS.md", "--json"],
 }
 
