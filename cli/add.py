@@ -35,8 +35,10 @@ def read_content(text: str | None, file: Path | None) -> str:
             raise InvalidInputError(f"not valid UTF-8 (byte {exc.start})", path=file) from None
     if text == "-" or (text is None and not sys.stdin.isatty()):
         return sys.stdin.read()
-    if text is None:
-        raise InvalidInputError("no content: give it as an argument, with --file, or on stdin")
+    if text is None:  # on a terminal, with nothing given: a missing argument (exit 2)
+        from mem.format.errors import UsageError
+
+        raise UsageError("missing argument TEXT: give the memory as an argument, with --file, or on stdin")
     return text
 
 

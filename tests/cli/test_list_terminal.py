@@ -105,3 +105,12 @@ def test_default_pager_is_less_frx(env: dict[str, str], store: Store) -> None:
     # a listing that fits one screen: less -F quits by itself
     short = tty(["list", "--kind", "note", "-n", "3"], env)
     assert short.count("fact number") == 3
+
+
+def test_add_without_text_on_a_terminal_is_a_missing_argument(env: dict[str, str]) -> None:
+    assert MEM_EXE
+    child = pexpect.spawn(MEM_EXE, ["add", "--scope", "alice"], env=env, encoding="utf-8", timeout=60)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2, child.before
+    assert "missing argument TEXT" in str(child.before)
