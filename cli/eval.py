@@ -49,6 +49,10 @@ def register(app: typer.Typer) -> None:
             float | None,
             typer.Option("--fail-under", min=0.0, max=1.0, help="Exit 1 when hybrid recall at the largest k is below this."),
         ] = None,
+        min_score: Annotated[
+            float | None,
+            typer.Option("--min-score", help="A relevance floor for every search (as mem search --min-score)."),
+        ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         """Measure search quality on your labelled queries: recall@k and MRR per mode, plain BM25 beside.
@@ -81,7 +85,7 @@ def register(app: typer.Typer) -> None:
             display = file
             labelled = read_labelled(Path(file).expanduser(), display)
         store = open_store()
-        report = evaluate_store(store, labelled, display, ks=k or (5, 10), modes=modes)
+        report = evaluate_store(store, labelled, display, ks=k or (5, 10), modes=modes, min_score=min_score)
         report = {"file": display, **report}
         for w in report["warnings"]:
             warn(w)
@@ -100,8 +104,9 @@ def register(app: typer.Typer) -> None:
             emit_json(report)
         else:
             un = report["queries"] - report["answerable"]
+            floor = "" if min_score is None else f", floor {min_score:g}"
             print(f"{display}: {report['queries']} queries ({report['answerable']} with answers"
-                  + (f", {un} without" if un else "") + f"), {report['records']} searchable records")
+                  + (f", {un} without" if un else "") + f"), {report['records']} searchable records{floor}")
             print("\n".join(_table(report["modes"], "all", ks)))
             kinds = sorted({lq.kind for lq in labelled if lq.kind is not None})
             for kind in kinds:

@@ -166,9 +166,10 @@ _mem_completion() {
                 -k|--k) return;;
                 --mode|-m) COMPREPLY=($(compgen -W 'hybrid lexical vector' -- "$cur")); return;;
                 --fail-under) return;;
+                --min-score) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '-k --k --mode -m --fail-under --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '-k --k --mode -m --fail-under --min-score --json --help' -- "$cur"))
             fi
             ;;
         log)

@@ -144,6 +144,7 @@ complete -c mem -n '__fish_seen_subcommand_from search' -l help -d 'Show this me
 complete -c mem -n '__fish_seen_subcommand_from eval' -s k -l k -x -d 'A cut-off for recall@k (repeat; default 5 and 10).'
 complete -c mem -n '__fish_seen_subcommand_from eval' -l mode -s m -x -a 'hybrid lexical vector' -d 'Only these modes: lexical, vector, hybrid, reranked (repeat; BM25 is always shown).'
 complete -c mem -n '__fish_seen_subcommand_from eval' -l fail-under -x -d 'Exit 1 when hybrid recall at the largest k is below this.'
+complete -c mem -n '__fish_seen_subcommand_from eval' -l min-score -x -d 'A relevance floor for every search (as mem search --min-score).'
 complete -c mem -n '__fish_seen_subcommand_from eval' -l json -d 'Print the report as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from eval' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from log' -l id -x -d 'Only events about this record.'

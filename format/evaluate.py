@@ -306,8 +306,12 @@ def evaluate_store(
     *,
     ks: Sequence[int] = DEFAULT_KS,
     modes: Sequence[str] = EVAL_MODES,
+    min_score: float | None = None,
 ) -> dict[str, Any]:
     """``mem eval``: each mode's recall@k and MRR over ``labelled``, with plain BM25 beside them.
+
+    ``min_score`` is passed to every search (the relevance floor of ``mem search --min-score``;
+    BM25 has none): queries without an answer then show how often the floor leaves nothing.
 
     An answer given by content is found when any record of the query's scopes with that content
     (compared as for de-duplication: ``normalize_for_match``) is; one given by id, when that
@@ -382,21 +386,15 @@ def evaluate_store(
         return as_units(q, bm25_cache[sc].search(q.text, depth * 2))
 
     report: dict[str, Any] = {"queries": len(queries), "answerable": sum(1 for q in queries if q.relevant),
-                              "ks": list(kk), "records": len(records), "modes": {}, "warnings": []}
+                              "ks": list(kk), "records": len(records), "min_score": min_score,
+                              "modes": {}, "warnings": []}
     rankers: dict[str, Ranker] = {"bm25": bm25}
     unavailable: dict[str, str] = {}
     searcher = Searcher(store, long_lived=True)
     try:
-        import inspect
-
-        takes = set(inspect.signature(searcher.search).parameters)
         for mode in modes:
-            if mode == "reranked" and "rerank" not in takes:
-                unavailable[mode] = "this version of mem has no reranker"
-                continue
-            kw: dict[str, Any] = {"mode": "hybrid" if mode == "reranked" else mode}
-            if "rerank" in takes:
-                kw["rerank"] = mode == "reranked"
+            kw: dict[str, Any] = {"mode": "hybrid" if mode == "reranked" else mode,
+                                  "rerank": mode == "reranked", "min_score": min_score}
             try:  # one search tells whether the mode can run at all (an embedder, its vectors)
                 probe = searcher.search(queries[0].text, scopes=labelled[0].scopes, k=1, **kw)
             except (EmbedderUnavailableError, IndexUnavailableError) as exc:
@@ -405,6 +403,11 @@ def evaluate_store(
             if probe.mode != kw["mode"]:
                 unavailable[mode] = "; ".join(probe.warnings) or f"searched in {probe.mode} mode instead"
                 continue
+            if mode == "reranked":
+                refused = [w for w in probe.warnings if w.startswith("reranking unavailable")]
+                if refused:
+                    unavailable[mode] = refused[0]
+                    continue
 
             def rank(q: Query, kw: dict[str, Any] = kw) -> list[str]:
                 res = searcher.search(q.text, scopes=labelled[int(q.qid or 0)].scopes, k=depth * 2, **kw)

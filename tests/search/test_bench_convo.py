@@ -125,16 +125,22 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert rec.kind == "episode" and rec.valid_from is not None
     assert rec.source["speaker"] in prep.data["conversations"][0]["speakers"]
 
-    m = convo_run.run("hashing", prepared=prep, min_score=1e9)
+    m = convo_run.run("hashing", prepared=prep, min_score=1e9, sweep=[1e9, -1e9], modes=["lexical", "vector", "hybrid"])
     assert set(m) == {"setup", "dev"}  # the held-out half only when asked for
     modes = m["dev"]["modes"]
-    assert {"bm25", "lexical", "vector", "hybrid", "hybrid@floor"} <= set(modes)
+    assert {"bm25", "lexical", "vector", "hybrid", "hybrid@floor", "hybrid@1e+09", "hybrid@-1e+09"} <= set(modes)
     dev_q = [q for c in prep.data["conversations"] if c["split"] == "dev" for q in c["questions"]]
     assert modes["bm25"]["all"]["queries"] == sum(1 for q in dev_q if q["evidence"])
     assert modes["hybrid@floor"]["all"]["recall@10"] == 0.0  # nothing passes an impossible floor
-    un = modes["hybrid@floor"]["kinds"]["unanswerable"]
-    assert un["empty"] == un["unanswerable"] > 0
-    assert modes["hybrid"]["kinds"]["unanswerable"]["empty"] == 0
+    un = modes["hybrid@floor"]["all"]
+    assert un["empty"] == un["unanswerable"] == sum(1 for q in dev_q if not q["evidence"]) > 0
+    assert set(modes["hybrid"]["kinds"]) == {"single", "multi", "temporal", "preference",
+                                             "unanswerable/absent-topic", "unanswerable/other-speaker"}
+    assert modes["hybrid"]["all"]["empty"] == 0
+    # a floor read off the scores is the API's floor, and no floor at all is the plain mode
+    assert modes["hybrid@1e+09"]["all"] == modes["hybrid@floor"]["all"]
+    assert modes["hybrid@-1e+09"] == {k: v for k, v in modes["hybrid"].items() if k != "p50_ms"}
+    assert modes["hybrid"]["p50_ms"] > 0 and "p50_ms" not in modes["bm25"]
     again = convo_run.prepare("hashing", conversations=2, cache=tmp_path)
     assert again.build_seconds is None  # cached
     both = convo_run.run("hashing", prepared=again, heldout=True, modes=["lexical"])
