@@ -171,6 +171,25 @@ class AuditLog:
         for e in events:
             yield e[3]
 
+    def forgotten_ids(self) -> set[str]:
+        """Ids of every record a ``forget`` event names, in any chain. Tombstones are the rule
+        that keeps them out; this is the second witness (a tombstones file emptied by hand)."""
+        import json
+
+        out: set[str] = set()
+        for p in self.chain_files():
+            with open(p, "rb") as f:
+                for line in f:
+                    if b'"forget"' not in line:  # cheap: most events are not forgets
+                        continue
+                    try:
+                        ev = json.loads(line)
+                    except ValueError:
+                        continue  # a torn or bad line: verify reports it
+                    if isinstance(ev, dict) and ev.get("op") == "forget" and isinstance(ev.get("id"), str):
+                        out.add(ev["id"])
+        return out
+
     def verify(self) -> list[ChainProblem]:
         problems: list[ChainProblem] = []
         for p in self.chain_files():

@@ -122,6 +122,7 @@ class _State:
         self.digests: dict[tuple[str, str], str] = {}  # (scope, match digest) -> id
         self.pending_tomb: dict[str, set[str]] = {}  # scope -> tombstone ids planned (dry runs)
         self.planned: dict[str, Record] = {}  # id -> record a dry run would have written
+        self.logged_forgotten: set[str] | None = None  # ids of the log's forget events (read once)
         self.superseded: set[str] = set()  # ids superseded already (no second successor)
         for r in store.iter_records(on_error=lambda e: None):
             self.note(r)
@@ -151,8 +152,14 @@ class _State:
         return None
 
     def id_forgotten(self, rid: str) -> bool:
-        return self.store.tombstones.find_id(rid) is not None or any(
-            rid in s for s in self.pending_tomb.values()
+        """Tombstoned, about to be (a dry run), or forgotten by the audit log's word (its
+        tombstone deleted by hand: an old export must not bring the record back)."""
+        if self.logged_forgotten is None:
+            self.logged_forgotten = self.store.log.forgotten_ids()
+        return (
+            self.store.tombstones.find_id(rid) is not None
+            or any(rid in s for s in self.pending_tomb.values())
+            or rid in self.logged_forgotten
         )
 
 

@@ -200,6 +200,13 @@ _RULES: tuple[Rule, ...] = (
          "A record has status superseded but no superseded_by, or has superseded_by but a status "
          "other than superseded.",
          "set status and superseded_by consistently (`mem edit ID`); `mem supersede` writes both"),
+    Rule("E209", "error", "tombstone missing",
+         "The audit log records the forget of a record, but its scope's tombstones file has no "
+         "tombstone for that id (lines removed or the file emptied by hand): nothing would stop "
+         "an old export or backup from bringing the record back.",
+         "restore tombstones/<scope>.jsonl from version control (`git log -p -- tombstones/`); "
+         "meanwhile writes refuse the ids the log says were forgotten",
+         level="full"),
     Rule("W201", "warning", "supersession not mutual",
          "A record names a successor (superseded_by) whose supersedes does not name it back, or a "
          "record supersedes one whose superseded_by names another record.",
@@ -343,6 +350,7 @@ class _Verifier:
         self.workers = workers
         self.report = VerifyReport(root, "full" if full else "fast")
         self.overrides: dict[str, str] = {}
+        self.forgotten: dict[str, str] = {}  # id -> scope, from the audit log's forget events
 
     # -- reporting -----------------------------------------------------------------------------
 
@@ -670,7 +678,7 @@ class _Verifier:
 
     def apply_log(self, result: _LogResult) -> dict[str, tuple[str, str | None]]:
         """Report what :func:`_check_log_files` found; return the replayed state of the records."""
-        found, self.report.events, last = result
+        found, self.report.events, last, self.forgotten = result
         for code, path, message in found:
             self.add(code, path, message)
         return last
@@ -698,6 +706,14 @@ class _Verifier:
                     f"digest {digests.get(rid)} differs from the last logged digest "
                     f"{state[1]} ({state[0]})",
                 )
+        if self.full:
+            # every forget the log records left its tombstone (a tombstones file emptied or
+            # cut by hand would let an old export bring the record back)
+            for rid, scope in sorted(self.forgotten.items()):
+                if ids.is_scope(scope) and rid not in tombs.load(scope).ids:
+                    self.add("E209", f"tombstones/{scope}.jsonl",
+                             f"the audit log says {rid} was forgotten in scope {scope!r}, but no "
+                             "tombstone for it is here")
         if files.unusable:
             return
         where = files.where
@@ -981,7 +997,8 @@ def _lite_record(text: str) -> _Lite | None:
 
 #: What the audit log check found: findings (code, path, message), the number of events, and
 #: the replayed state of every record: id -> (last op, the digest it left; None after a forget).
-_LogResult = tuple[list[tuple[str, str, str]], int, dict[str, tuple[str, str | None]]]
+#: (findings, events, the last state of each id, the scope of each id's forget event)
+_LogResult = tuple[list[tuple[str, str, str]], int, dict[str, tuple[str, str | None]], dict[str, str]]
 _Event = tuple[str, str, int, dict[str, Any]]  # (ts, chain, seq, event)
 _Line = tuple[int, dict[str, Any] | None, str | None]  # (line number, object, error)
 #: What json.loads runs on a line, without its wrappers: (object, end index).
@@ -1058,6 +1075,7 @@ def _check_log_files(root: str, full: bool) -> _LogResult:
         events.extend(_check_chain(ldir / name, f"log/{name}", full, found))
     events.sort(key=itemgetter(0, 1, 2))  # by time, then chain and sequence number
     last: dict[str, tuple[str, str | None]] = {}
+    forgotten: dict[str, str] = {}
     for _, _, _, ev in events:
         rid, op = ev.get("id"), ev.get("op")
         if not isinstance(rid, str) or op in ("lift-tombstone", "init"):
@@ -1065,9 +1083,11 @@ def _check_log_files(root: str, full: bool) -> _LogResult:
         after = ev.get("after")
         if op == "forget":
             last[rid] = ("forget", None)
+            if isinstance(ev.get("scope"), str):
+                forgotten[rid] = ev["scope"]
         elif isinstance(after, str):
             last[rid] = (str(op), after)
-    return found, len(events), last
+    return found, len(events), last, forgotten
 
 
 # -- reading the record files (in worker processes on a large store) -------------------------

@@ -82,3 +82,19 @@ def test_an_export_round_trip_keeps_its_lift(sdir: Path, tmp_path: Path) -> None
     assert r.returncode == 0, r.stderr
     assert r.json()["tombstones"] == {"added": 2, "unchanged": 0, "conflict": 0, "invalid": 0, "refused": 0}
     assert mem(other, "verify", "--full").returncode == 0
+
+
+def test_deleted_tombstones_are_found_and_the_log_still_refuses_the_id(sdir: Path, tmp_path: Path) -> None:
+    rid = mem(sdir, "add", f"my codename is {SECRET}", "--scope", "a").stdout.strip()
+    old_export = tmp_path / "old.jsonl"
+    old_export.write_text("".join(json.dumps(x) + "\n" for x in _export_lines(sdir)), "utf-8")
+    assert mem(sdir, "forget", "--yes", rid).returncode == 0
+    (sdir / "tombstones" / "a.jsonl").write_text("", "utf-8")  # `: > tombstones/a.jsonl`
+    r = mem(sdir, "verify", "--full", "--json")
+    assert r.returncode == 1, r.stdout
+    codes = {(f["code"], f["path"]) for f in r.json()["findings"]}
+    assert ("E209", "tombstones/a.jsonl") in codes
+    # the old export does not bring the record back: the log says it was forgotten
+    r = mem(sdir, "import", str(old_export), "--from", "jsonl", "--json")
+    assert r.json()["counts"]["refused_forgotten"] == 1 and r.json()["counts"]["created"] == 0, r.stdout
+    assert not (sdir / "records" / "a" / f"{rid}.md").exists()
