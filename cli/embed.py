@@ -42,6 +42,8 @@ def run_backlog(store: Store) -> BacklogReport:
         return embed_backlog(store, emb, progress=progress, report=rep)
     except KeyboardInterrupt:
         raise _interrupted(rep) from None
+    finally:
+        emb.close()
 
 
 def embed_written(store: Store, *, no_embed: bool, wrote: int) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -17,7 +18,7 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="Print what was built as JSON.")] = False,
     ) -> None:
         """Rebuild the search indexes (both unless --lexical or --vectors is given)."""
-        from mem.format.embed import load_embedder
+        from mem.format.errors import ExitCode
         from mem.format.index import cleanup_garbage
         from mem.format.index import rebuild as do_rebuild
 
@@ -34,8 +35,19 @@ def register(app: typer.Typer) -> None:
             for s in built.skipped:
                 info(f"skipped (unreadable): {s}")
         if vectors:
-            emb = load_embedder(config=store.config)
-            built = do_rebuild(store, lexical=False, vectors=True, embedder=emb, progress=progress)
+            from mem.format.index.backlog import load_bulk_embedder
+
+            emb = load_bulk_embedder(store)
+            try:
+                built = do_rebuild(store, lexical=False, vectors=True, embedder=emb, progress=progress)
+            except KeyboardInterrupt:
+                # the new generation is built aside and swapped in whole: nothing of it is kept
+                sys.stderr.write("mem: interrupted: the vector index is unchanged (the records embedded so far "
+                                 "are not kept); `mem embed` embeds only the records that lack a vector, and "
+                                 "keeps what it does when interrupted\n")
+                raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+            finally:
+                emb.close()
             out["vectors"] = built.to_dict()["vectors"]
             out["records"] = built.records
             out.setdefault("skipped", built.skipped)

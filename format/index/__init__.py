@@ -863,7 +863,7 @@ def build_indexes(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
     reuse_vectors: bool = True,
-    batch: int = 64,
+    batch: int = 256,
     workers: int | None = None,
 ) -> BuiltIndexes:
     """Build fresh index generations from the records alone into ``dest`` (see spec/index.md).
@@ -895,6 +895,11 @@ def build_indexes(
         emb = embedder or load_embedder(config=store.config)
         space = emb.space
         per_scope, todo, built.reused = _reuse_vectors(store, items, space, mtimes, reuse_vectors)
+        # shortest first within windows (less padding, index/backlog.py), large batches
+        from .backlog import BULK_WINDOW
+
+        for w in range(0, len(todo), BULK_WINDOW):
+            todo[w:w + BULK_WINDOW] = sorted(todo[w:w + BULK_WINDOW], key=lambda r: len(r.content))
         starts = list(range(0, len(todo), batch))
         it: Iterable[int] = starts if progress is None else progress(starts, len(starts), f"embedding {len(todo)} records")
         for start in it:

@@ -217,3 +217,45 @@ def test_ctrl_c_says_what_was_kept(tmp_path: Path) -> None:
             "run `mem embed` to embed the rest") in err
     r = run_mem("--store", str(store), "embed", "--json", env=env)
     assert json.loads(r.stdout)["embedded"] == N_KILL - kept
+
+
+def test_bulk_embedder_gives_the_vectors_of_the_embedder_alone() -> None:
+    import numpy as np
+
+    from mem.format.index.backlog import PIECE, BulkEmbedder
+
+    texts = [("word " * (i % 17 + 1)) + str(i) for i in range(3 * PIECE + 5)]
+    inner = CountingEmbedder()
+    bulk = BulkEmbedder(inner, 2)
+    try:
+        got = bulk.embed(texts)
+    finally:
+        bulk.close()
+    assert np.array_equal(got, HashingEmbedder().embed(texts))
+    assert sorted(inner.calls) == sorted([PIECE] * 3 + [5])  # in pieces, at most PIECE each
+
+
+def test_ctrl_c_in_rebuild_vectors_says_nothing_was_kept(tmp_path: Path) -> None:
+    env = {"MEM_EMBEDDER": "minilm", "MEM_EMBED_THREADS": "1"}
+    store = tmp_path / "s"
+    run_mem("init", str(store), env=env)
+    src = _jsonl(tmp_path / "a.jsonl", N_KILL, "the ferry to the island leaves at dawn, note")
+    assert run_mem("--store", str(store), "import", str(src), "--no-embed", env=env).returncode == 0
+    assert run_mem("--store", str(store), "search", "ferry", "--mode", "lexical", env=env).returncode == 0
+    before = sorted(p.name for p in (store / ".mem" / "index").iterdir())
+    full = {**os.environ, "NO_COLOR": "1", **env}
+    p = subprocess.Popen([MEM_EXE, "--store", str(store), "rebuild", "--vectors"], env=full, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and p.poll() is None:
+        if any(x.name.startswith("build-") for x in (store / ".mem" / "index").iterdir()):
+            time.sleep(1.0)  # into the embedding
+            p.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.05)
+    _out, err = p.communicate(timeout=120)
+    if p.returncode == 0:
+        pytest.skip("the rebuild finished before it could be interrupted")
+    assert p.returncode == 130, err
+    assert "mem: interrupted: the vector index is unchanged" in err and "mem embed" in err
+    assert sorted(x.name for x in (store / ".mem" / "index").iterdir()) == before  # the build is gone
