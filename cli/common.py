@@ -89,6 +89,18 @@ def warn(message: str) -> None:
         sys.stderr.write(f"warning: {message}\n")
 
 
+class SkipUnreadable:
+    """An ``on_error`` for readers: a record file that cannot be read is left out with a warning
+    naming the file, and counted (so that export can exit non-zero after writing the rest)."""
+
+    def __init__(self) -> None:
+        self.skipped: list[MemError] = []
+
+    def __call__(self, exc: MemError) -> None:
+        self.skipped.append(exc)
+        warn(f"{exc}; left out (run `mem verify --full`)")
+
+
 def escape(text: str) -> str:
     return text.replace("[", "\\[")
 

@@ -11,7 +11,7 @@ from typing import IO, Annotated, Any
 
 import typer
 
-from .common import emit_json, info, open_store, parse_time_option, split_csv, warn
+from .common import SkipUnreadable, emit_json, info, open_store, parse_time_option, split_csv, warn
 
 
 def export_formats() -> tuple[str, ...]:
@@ -65,6 +65,7 @@ def register(app: typer.Typer) -> None:
         from mem.format.ids import check_kind, check_scope
         from mem.format.record import STATUSES
 
+        skipped = SkipUnreadable()  # an unreadable record: a warning, the rest exported, exit 4
         formats = export_formats()
         if fmt not in formats:
             raise ValidationError(f"--format {fmt!r} is not one of {', '.join(formats)}")
@@ -78,6 +79,7 @@ def register(app: typer.Typer) -> None:
             statuses=statuses,
             since=parse_time_option(since, "--since"),
             until=parse_time_option(until, "--until"),
+            on_error=skipped,
         )
         store = open_store()
         if fmt in ("markdown", "basic-memory"):
@@ -117,4 +119,10 @@ def register(app: typer.Typer) -> None:
                 f"exported {counts.records} record(s)"
                 + (f" and {counts.tombstones} tombstone(s)" if counts.tombstones else "")
                 + (f" to {output}" if output is not None else "")
+            )
+        if skipped.skipped:
+            raise InvalidInputError(
+                f"{len(skipped.skipped)} record file(s) could not be read and were not exported "
+                "(each named above); everything else was",
+                hint="fix or remove them (`mem verify --full` lists them), then export again",
             )

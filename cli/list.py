@@ -8,7 +8,7 @@ import typer
 
 from mem.format.store import RecordFilter
 
-from .common import emit_json, open_store, parse_time_option, split_csv, warn
+from .common import SkipUnreadable, emit_json, open_store, parse_time_option, split_csv, warn
 
 STATUS_HELP = "Status(es): candidate, active, superseded, rejected, or 'all' (default: active,candidate)."
 
@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
         store = open_store()
         flt = build_filter(scope, kind, status, tag, as_of, known_at)
-        records = newest(store, flt, limit)
+        records = newest(store, flt, limit, on_error=SkipUnreadable())
         if not records and flt.kinds:
             from mem.format.ids import KNOWN_KINDS
 

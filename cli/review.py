@@ -31,7 +31,9 @@ def _safe(text: str) -> str:
 def candidates(store: Store, scopes: list[str] | None, kinds: list[str] | None, sort: str) -> list[Record]:
     from mem.format.store import RecordFilter
 
-    recs = store.list(RecordFilter(scopes=scopes, kinds=kinds, statuses=["candidate"]))
+    from .common import SkipUnreadable
+
+    recs = store.list(RecordFilter(scopes=scopes, kinds=kinds, statuses=["candidate"]), on_error=SkipUnreadable())
     if sort == "confidence":
         recs.sort(key=lambda r: (-r.confidence, -r.recorded_at.timestamp(), r.id))
     return recs  # store.list: newest first

@@ -15,11 +15,12 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .errors import RecordParseError
 from .fsutil import atomic_write, ensure_dir
 from .importers.jsonl import EXPORT_FORMAT, EXPORT_VERSION
 from .jsonl import read_jsonl
@@ -41,6 +42,8 @@ class ExportFilter:
     statuses: Sequence[str] | None = None  # None: every status
     since: _dt.datetime | None = None  # recorded_at >= since
     until: _dt.datetime | None = None  # recorded_at < until
+    #: where a record file that cannot be read goes (then it is left out); None: it raises
+    on_error: Callable[[RecordParseError], None] | None = field(default=None, compare=False)
 
     def record_filter(self) -> RecordFilter:
         return RecordFilter(
@@ -101,9 +104,10 @@ def header(store: Store, flt: ExportFilter) -> dict[str, Any]:
 
 
 def iter_records(store: Store, flt: ExportFilter) -> Iterator[Record]:
-    """Records chosen by ``flt``, by scope then id. An unreadable record file raises."""
+    """Records chosen by ``flt``, by scope then id. An unreadable record file raises, or goes
+    to ``flt.on_error`` and is left out."""
     rf = flt.record_filter()
-    for r in store.iter_records(rf.scopes):
+    for r in store.iter_records(rf.scopes, on_error=flt.on_error):
         if rf.matches(r):
             yield r
 

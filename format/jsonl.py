@@ -59,6 +59,9 @@ def read_jsonl(path: Path) -> tuple[list[JsonlLine], bytes | None]:
         except ValueError as exc:
             out.append(JsonlLine(i, raw, None, f"not JSON: {exc}"))
             continue
+        except RecursionError:
+            out.append(JsonlLine(i, raw, None, "not JSON: nested too deeply"))
+            continue
         if not isinstance(val, dict):
             out.append(JsonlLine(i, raw, None, "not a JSON object"))
             continue

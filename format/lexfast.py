@@ -425,7 +425,7 @@ def tombstoned_ids(data: bytes) -> set[str]:
             continue
         try:
             v = _json_loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(v, dict) and v.get("type") != "lift" and "id" in v and "digest" in v:
             out.add(str(v["id"]))

@@ -30,7 +30,7 @@ there is no usable index or the state's rows lack the ranking fields.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .errors import MemError, RecordParseError
@@ -44,10 +44,15 @@ if TYPE_CHECKING:
 PAGE_MIN = 64
 
 
-def newest(store: Store, flt: RecordFilter | None = None, limit: int | None = None) -> list[Record]:
-    """``store.list(flt, limit=limit)``: the records matching ``flt``, newest first (record time,
-    then id). With a ``limit`` they are chosen from the lexical index when it can answer exactly
-    (see the module docstring), else every record is read."""
+def newest(
+    store: Store,
+    flt: RecordFilter | None = None,
+    limit: int | None = None,
+    on_error: Callable[[RecordParseError], None] | None = None,
+) -> list[Record]:
+    """``store.list(flt, limit=limit, on_error=on_error)``: the records matching ``flt``, newest
+    first (record time, then id). With a ``limit`` they are chosen from the lexical index when it
+    can answer exactly (see the module docstring), else every record is read."""
     from .store import RecordFilter
 
     flt = flt or RecordFilter()
@@ -55,7 +60,7 @@ def newest(store: Store, flt: RecordFilter | None = None, limit: int | None = No
         got = _from_index(store, flt, limit)
         if got is not None:
             return got
-    return store.list(flt, limit=limit)
+    return store.list(flt, limit=limit, on_error=on_error)
 
 
 def _from_index(store: Store, flt: RecordFilter, limit: int) -> list[Record] | None:

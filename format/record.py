@@ -295,6 +295,8 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, _dt.datetime):
         return format_time(value)
+    if isinstance(value, _dt.date):  # a hand-written `x_due: 2026-01-15`, which YAML reads as a date
+        return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
         raise ValidationError(f"{value!r} cannot be stored")
     return value
@@ -418,10 +420,13 @@ def parse_record(text: str, path: str | Path | None = None) -> Record:
     p = str(path) if path is not None else None
     fm, body, _ = split_record_text(text, p)
     try:
-        data = _parse_fast(fm)
-    except _NotFast:
-        data = _safe_yaml(fm, p, 1)
-    return record_from_mapping(data, body, p)
+        try:
+            data = _parse_fast(fm)
+        except _NotFast:
+            data = _safe_yaml(fm, p, 1)
+        return record_from_mapping(data, body, p)
+    except RecursionError:  # e.g. 5,000 nested brackets in a JSON value of a line
+        raise RecordParseError("frontmatter nests too deeply", path=p) from None
 
 
 def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = None) -> Record:

@@ -140,7 +140,7 @@ def _read_value(raw: str) -> Any:
     if c in '"[{':
         try:
             return _json_loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise _NotFast from exc
     if c.isdigit() or c == "-":
         if is_canonical_form(raw):
@@ -163,6 +163,20 @@ def _read_value(raw: str) -> Any:
     elif raw == "~":
         return None
     raise _NotFast
+
+
+def line_value(raw: str) -> Any:
+    """The value of a frontmatter line's text as the reader's line parser reads it; ValueError
+    when it does not (the reader then hands the frontmatter to its YAML parser)."""
+    try:
+        return _fast_value(raw)
+    except _NotFast:
+        raise ValueError(f"not a plain value: {raw[:40]!r}") from None
+
+
+def is_key(s: str) -> bool:
+    """Whether ``s`` is a valid frontmatter or source key."""
+    return _is_key(s)
 
 
 def _fast_key(key: str) -> str:

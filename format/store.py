@@ -506,10 +506,17 @@ class Store:
             raise RecordParseError("file name and frontmatter disagree", path=p)
         return rec
 
-    def list(self, flt: RecordFilter | None = None, *, limit: int | None = None) -> builtins.list[Record]:
-        """Records matching ``flt``, newest first (by record time, then id)."""
+    def list(
+        self,
+        flt: RecordFilter | None = None,
+        *,
+        limit: int | None = None,
+        on_error: Callable[[RecordParseError], None] | None = None,
+    ) -> builtins.list[Record]:
+        """Records matching ``flt``, newest first (by record time, then id). A record that cannot
+        be read raises, unless ``on_error`` is given (see :meth:`iter_records`)."""
         flt = flt or RecordFilter()
-        out = [r for r in self.iter_records(flt.scopes) if flt.matches(r)]
+        out = [r for r in self.iter_records(flt.scopes, on_error=on_error) if flt.matches(r)]
         out.sort(key=lambda r: (r.recorded_at, r.id), reverse=True)
         return out[:limit] if limit is not None else out
 

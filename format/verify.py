@@ -56,6 +56,7 @@ from .record import (
     parse_record,
     split_record_text,
 )
+from .recordtext import is_key, line_value
 from .store import source_key
 from .tombstones import TombstoneSet
 from .workers import pool_size, worker_pool
@@ -159,6 +160,12 @@ _RULES: tuple[Rule, ...] = (
          "be checked out on Windows, and mem does not read the records in it.",
          "rename the folder to a valid scope and set the same scope in each record's frontmatter "
          "(e.g. `git mv records/con records/con-x`), then run `mem verify`"),
+    Rule("E110", "error", "record holds merge conflict markers",
+         "A record file holds lines a git merge leaves where it could not merge ('<<<<<<< ' "
+         "and '>>>>>>> '): the merge was committed unfinished. Readers skip the file when its "
+         "frontmatter is broken, and its content is not what either side wrote.",
+         "finish the merge: keep the right side's lines in the file and remove the markers "
+         "(then `mem verify --full`)"),
     Rule("W101", "warning", "record not in canonical form",
          "A record parses but is not written in canonical form (key order, quoting, newlines, "
          "trailing newline); the next save by mem will change the file and make a git diff.",
@@ -351,6 +358,7 @@ class _Verifier:
         self.report = VerifyReport(root, "full" if full else "fast")
         self.overrides: dict[str, str] = {}
         self.forgotten: dict[str, str] = {}  # id -> scope, from the audit log's forget events
+        self._waited_for_writer = False
 
     # -- reporting -----------------------------------------------------------------------------
 
@@ -602,6 +610,8 @@ class _Verifier:
                     )
                     continue
                 t = st.ids.get(rid)
+                if t is not None and self._removed_by_a_writer(Path(job.rdir) / scope / name):
+                    continue  # a forget was between its tombstone and the removal: not E201
                 if t is not None:
                     add(
                         "E201",
@@ -638,6 +648,37 @@ class _Verifier:
         self.report.records = files.count
         return files
 
+    def _removed_by_a_writer(self, path: Path) -> bool:
+        """Whether ``path`` is gone once the writer that holds the lock (if any) is done.
+
+        A forget appends the tombstone, then removes the file, under the writer lock; a verify
+        that read the tombstones in between sees both. It waits (a shared lock, taken and
+        released at once: no write) for that writer, then looks again."""
+        if not self._waited_for_writer:
+            self._waited_for_writer = True
+            import fcntl
+            import time
+
+            try:
+                fd = os.open(self.root / ".mem" / "lock", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                fd = -1
+            if fd >= 0:
+                try:
+                    deadline = time.monotonic() + 10.0
+                    while True:
+                        try:
+                            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                            fcntl.flock(fd, fcntl.LOCK_UN)
+                            break
+                        except OSError:
+                            if time.monotonic() >= deadline:
+                                break
+                            time.sleep(0.01)
+                finally:
+                    os.close(fd)
+        return not os.path.lexists(path)
+
     # -- links ------------------------------------------------------------------------------
 
     def check_links(self, files: _Files, tombs: TombstoneSet) -> None:
@@ -667,7 +708,13 @@ class _Verifier:
                 )
             for s in rec.supersedes:
                 old = files.live.get(s)
-                if old is not None and old.superseded_by not in (None, rid):
+                if old is not None and old.superseded_by is None and old.status in ("active", "candidate"):
+                    self.add(
+                        "W201",
+                        path,
+                        f"supersedes {s}, which is still {old.status} (an interrupted supersession)",
+                    )
+                elif old is not None and old.superseded_by not in (None, rid):
                     self.add(
                         "W201",
                         path,
@@ -850,27 +897,31 @@ def _bare(pattern: str) -> str:
 
 
 #: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order),
-#: with the grammars the line scan checks (id, scope, kind, status, recorded_at, digest,
-#: superseded_by) built in: a text it matches is one the line scan reads the same way and
-#: accepts those values of; any other text goes through the line scan.
+#: with the grammars of every value built in (id, scope, kind, status, confidence, tags, the
+#: times, the links, digest): a text it matches holds only values the reader accepts as they
+#: are written; any other text (hand-written YAML, extension keys, an escape in a tag) is
+#: parsed by the reader itself (``parse_record``), so that what the fast level passes, every
+#: reader reads.
+_TAG_JSON = r'"[^\s,"\'#\[\]{}\\]{1,64}"'
+_TIME_BARE = _bare(_TIME_RE.pattern)
 _CANONICAL_FM = re.compile(
     "---\n"
     f"id: (?P<id>{_bare(ids.ID_PATTERN)})\n"
     f"scope: (?P<scope>{_bare(ids.SCOPE_PATTERN)})\n"
     f"kind: {_bare(ids.KIND_PATTERN)}\n"
     f"status: (?P<status>{'|'.join(map(re.escape, STATUSES))})\n"
-    "confidence: [^\n]*\n"
-    "(?:tags: [^\n]*\n)?"
-    "(?:valid_from: [^\n]*\n)?"
-    "(?:valid_to: [^\n]*\n)?"
-    f"recorded_at: {_bare(_TIME_RE.pattern)}\n"
-    "(?:updated_at: [^\n]*\n)?"
-    "(?:superseded_at: [^\n]*\n)?"
+    r"confidence: (?:0\.\d{1,17}|1\.0|\d\.\d{1,17}e-\d\d)\n"
+    rf"(?:tags: \[{_TAG_JSON}(?:, {_TAG_JSON})*\]\n)?"
+    f"(?:valid_from: (?P<valid_from>{_TIME_BARE})\n)?"
+    f"(?:valid_to: (?P<valid_to>{_TIME_BARE})\n)?"
+    f"recorded_at: {_TIME_BARE}\n"
+    f"(?:updated_at: {_TIME_BARE}\n)?"
+    f"(?:superseded_at: {_TIME_BARE}\n)?"
     "(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
     f"(?:superseded_by: (?P<superseded_by>{_bare(ids.ID_PATTERN)})\n)?"
     "(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
     "(?:source:\n(?P<source>(?: [^\n]*\n)+))?"
-    "digest: sha256:[^\n]*\n"
+    "digest: sha256:[0-9a-f]{64}\n"
     "---\n"
 )
 #: A ``source:`` block whose every line the line scan reads as ``  key: value`` (the key ends
@@ -878,21 +929,14 @@ _CANONICAL_FM = re.compile(
 _SOURCE_BLOCK = re.compile(r"(?:  [^\n]*?: [^\n]*\n)+")
 _SOURCE_LINE = re.compile(r"  ([^\n]*?): ([^\n]*)\n")
 _STATUSES = frozenset(STATUSES)
-_SCOPE_MATCH = ids.is_scope
-_KIND_MATCH = ids.is_kind
-_TIME_MATCH = _TIME_RE.match
-
-
-def _lite_value(raw: str) -> Any:
-    if raw.startswith(('"', "[", "{")):
-        return json.loads(raw)
-    return None if raw in ("null", "~") else raw
+#: Lines a merge leaves in a file it could not merge (``git merge``'s conflict markers).
+_CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
 
 
 def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
     if raw is None:
         return ()
-    v = _lite_value(raw)
+    v: Any = raw if not raw.startswith(('"', "[", "{")) else json.loads(raw)
     if isinstance(v, str):
         v = [v]
     if not isinstance(v, list) or not all(isinstance(x, str) and _ID_MATCH(x) for x in v):
@@ -900,94 +944,40 @@ def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
     return tuple(v)
 
 
-def _source_line(line: str, source: dict[str, Any]) -> bool:
-    """One line of a ``source:`` block (``  key: value``) into ``source``; False: not one."""
-    if not line.startswith("  "):
-        return False
-    k, sep, v = line[2:].partition(": ")
-    if not sep:
-        return False
-    source[k] = _lite_value(v)
-    return True
-
-
-def _lite_lines(text: str, source: dict[str, Any]) -> tuple[dict[str, str], int] | None:
-    """The frontmatter's ``key: value`` lines (and its ``source:`` block, into ``source``), in
-    any order, and where the body starts; None when a line is anything else or a key repeats."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end == -1:
-        return None
-    data: dict[str, str] = {}
-    block = False
-    for line in text[4 : end + 1].split("\n"):
-        if not line:
-            continue
-        if line[0] == " ":
-            if not block or not _source_line(line, source):
-                return None
-            continue
-        if line == "source:":
-            block = True
-            continue
-        block = False
-        k, sep, v = line.partition(": ")
-        if not sep or k in data:
-            return None
-        data[k] = v
-    return data, end + 5
-
-
 def _lite_record(text: str) -> _Lite | None:
-    """Scan a canonical record's frontmatter for the keys that link records; None: not simple.
+    """Scan a canonical record's frontmatter for the keys that link records; None: not canonical.
 
-    Checks that the required keys are present and that id, scope, kind, status, recorded_at,
-    digest and the links are well formed, and that the body is not empty. Any line that is not
-    a plain ``key: value`` (or a ``source:`` block) makes it give up, and the caller parses the
-    file fully (which accepts hand-written YAML or names the problem). The canonical layout is
-    matched by one regular expression; any other order of keys is read line by line.
+    The canonical layout is matched by one regular expression that checks every value's
+    grammar; source values are read by the reader's own line parser. Anything else makes it
+    give up, and the caller parses the file with the reader (which accepts hand-written YAML or
+    names the problem).
     """
+    m = _CANONICAL_FM.match(text)
+    if m is None or (m.end() > MAX_FRONTMATTER_BYTES // 4 and len(text[: m.end()].encode("utf-8")) > MAX_FRONTMATTER_BYTES):
+        return None
+    rid, scope, status, sb, sup_raw, der_raw, block, vf, vt = m.group(
+        "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source",
+        "valid_from", "valid_to",
+    )  # fmt: skip
+    if vf is not None and vt is not None and vt < vf:
+        return None
     source: dict[str, Any] = {}
     try:
-        m = _CANONICAL_FM.match(text)
-        if m is not None:
-            rid, scope, status, sb, sup_raw, der_raw, block = m.group(
-                "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source"
-            )
-            if block is not None:
-                if not _SOURCE_BLOCK.fullmatch(block):
+        if block is not None:
+            if not _SOURCE_BLOCK.fullmatch(block):
+                return None
+            for k, v in _SOURCE_LINE.findall(block):
+                if not is_key(k) or k in source:
                     return None
-                for k, v in _SOURCE_LINE.findall(block):
-                    source[k] = _lite_value(v)
-            body_at = m.end()
-        else:
-            lines = _lite_lines(text, source)
-            if lines is None:
-                return None
-            data, body_at = lines
-            rid, scope, kind, status = data.get("id"), data.get("scope"), data.get("kind"), data.get("status")
-            recorded, digest = data.get("recorded_at"), data.get("digest")
-            if not (rid and scope and kind and status and recorded and digest):
-                return None
-            if (
-                status not in _STATUSES
-                or not _ID_MATCH(rid)
-                or not _SCOPE_MATCH(scope)
-                or not _KIND_MATCH(kind)
-                or not _TIME_MATCH(recorded)
-                or not digest.startswith("sha256:")
-            ):
-                return None
-            sb, sup_raw, der_raw = data.get("superseded_by"), data.get("supersedes"), data.get("derived_from")
-            if sb is not None and not _ID_MATCH(sb):
-                return None
+                source[k] = line_value(v)
         sup, der = _lite_ids(sup_raw), _lite_ids(der_raw)
-        if sup is None or der is None:
-            return None
-    except ValueError:  # a JSON value that does not parse
+    except (ValueError, RecursionError):  # a value the reader's line parser does not take
         return None
-    body = canonical_body(text[body_at:])
+    if sup is None or der is None or rid in sup or rid in der or sb == rid:
+        return None
+    if not isinstance(source.get("type", ""), str):
+        return None
+    body = canonical_body(text[m.end() :])
     if not body:
         return None
     return _Lite(rid, scope, status, sup, sb, der, source, body)
@@ -1199,25 +1189,29 @@ def _check_file(path: str, rid: str, scope: str, full: bool, match: bool) -> _Fi
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         return (("E101", f"not valid UTF-8 (byte {exc.start}, line {line})"),), None, None, None, None
+    found: list[tuple[str, str]] = []
+    if ("<<<<<<<" in text or ">>>>>>>" in text) and _CONFLICT_MARKER.search(text):
+        m = _CONFLICT_MARKER.search(text)
+        assert m is not None
+        found.append(("E110", f"git conflict marker on line {text.count(chr(10), 0, m.start()) + 1}"))
     rec: Record | _Lite | None = None if full else _lite_record(text)
     if rec is None:
         try:
             rec = parse_record(text)
         except RecordParseError as exc:
-            return (_classify(text, exc),), None, None, None, None
-    found: list[tuple[str, str]] = []
+            return (*found, _classify(text, exc)), None, None, None, None
     if rec.id != rid:
         found.append(("E105", f"file is named {rid} but its frontmatter id is {rec.id}"))
     if rec.scope != scope:
         found.append(("E106", f"file is in records/{scope}/ but its frontmatter scope is {rec.scope!r}"))
-    if found:
+    if found and found[-1][0] in ("E105", "E106"):
         return tuple(found), None, None, None, None
     stored = _stored_digest(text)
     md = skey = None
     if match:
         md = _match_digest(rec.content)
         skey = source_key(rec.source)
-    if full:
+    if full and not found:  # (conflict markers: the digest and the form are that problem's)
         assert isinstance(rec, Record)
         actual = content_digest(rec.content)
         if stored != actual:
@@ -1314,7 +1308,7 @@ def _classify(text: str, exc: RecordParseError) -> tuple[str, str]:
 
     try:
         data = yaml.safe_load(fm)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return "E102", msg
     if data is not None and not isinstance(data, dict):
         return "E102", msg

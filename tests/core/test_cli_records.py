@@ -106,16 +106,16 @@ def test_bad_record_files_are_named(sdir: Path) -> None:
     d.mkdir(mode=0o700)
     bad = d / "01JD3Z8Q4T6W0000000000000A.md"
     bad.write_bytes(b"---\nid: 01JD3Z8Q4T6W0000000000000A\nscope: a\n---\n\xff\xfe body\n")
-    r = mem(sdir, "list")
-    assert r.returncode == ExitCode.INVALID_INPUT
-    assert str(bad) in r.stderr and "not valid UTF-8" in r.stderr
+    r = mem(sdir, "list")  # left out with a warning naming it (issue 19): the others still list
+    assert r.returncode == 0
+    assert str(bad) in r.stderr and "not valid UTF-8" in r.stderr and "left out" in r.stderr
     bad.write_text("---\nid: 01JD3Z8Q4T6W0000000000000B\nscope: a\nkind: fact\nstatus: active\n"
                    "recorded_at: 2024-01-01T00:00:00.000Z\ndigest: sha256:00\n---\nbody\n")
     r = mem(sdir, "list")
-    assert r.returncode == ExitCode.INVALID_INPUT and "file name and frontmatter disagree" in r.stderr
+    assert r.returncode == 0 and "file name and frontmatter disagree" in r.stderr
     bad.write_text("---\nid: 01JD3Z8Q4T6W0000000000000A\nscope: [a\n---\nbody\n")
     r = mem(sdir, "list")
-    assert r.returncode == ExitCode.INVALID_INPUT and f"{bad}:4: frontmatter is not valid YAML" in r.stderr
+    assert r.returncode == 0 and f"{bad}:4: frontmatter is not valid YAML" in r.stderr
     assert "Traceback" not in r.stderr
 
 
