@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format.errors import ValidationError
-from mem.format.evaluate import BM25, Query, check_ks, evaluate, recall_at, reciprocal_rank, tokens
+from mem.format.errors import InvalidInputError, ValidationError
+from mem.format.evaluate import (
+    BM25,
+    Query,
+    check_ks,
+    evaluate,
+    parse_labelled,
+    recall_at,
+    reciprocal_rank,
+    tokens,
+)
 
 ids = st.lists(st.sampled_from([f"r{i}" for i in range(12)]), unique=True, max_size=12)
 
@@ -98,3 +108,48 @@ def test_check_ks() -> None:
     assert check_ks([10, 3, 10]) == (3, 10)
     with pytest.raises(ValidationError):
         check_ks([0])
+
+
+VALID_ID = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+good_line = st.fixed_dictionaries(
+    {"query": st.text(min_size=1, max_size=20).filter(str.strip)},
+    optional={
+        "scope": st.sampled_from(["ana", "bob", "work.notes"]),
+        "answers": st.lists(st.sampled_from([VALID_ID, VALID_ID.lower()]), max_size=2),
+        "answer_contents": st.lists(st.text(min_size=1, max_size=10).filter(str.strip), max_size=2),
+        "kind": st.sampled_from(["fact", "when"]),
+        "id": st.one_of(st.integers(0, 9), st.text(max_size=5)),
+    },
+).filter(lambda d: "answers" in d or "answer_contents" in d)
+BAD = frozenset([
+    "{", "[]", '"text"', '{"query": ""}', '{"query": "q"}', '{"query": "q", "answers": "x y"}',
+    '{"query": "q", "answers": [1]}', '{"query": "q", "answers": [], "extra": 1}',
+    '{"query": "q", "scope": "Not A Scope", "answers": []}', '{"query": 3, "answers": []}',
+    '{"query": "q", "scope": "a", "scopes": ["b"], "answers": []}', '{"query": "q", "answers": [], "kind": 1}',
+])
+bad_line = st.sampled_from(sorted(BAD))
+
+
+@settings(deadline=None)
+@given(st.lists(st.one_of(good_line.map(json.dumps), bad_line, st.just("  ")), min_size=1, max_size=8))
+def test_labelled_lines_parse_or_name_the_first_bad_line(lines: list[str]) -> None:
+    """Every well-formed line becomes one query; the first bad one is named by its number."""
+    bad = [n for n, ln in enumerate(lines, 1) if ln in BAD]
+    if bad:
+        with pytest.raises(InvalidInputError) as ei:
+            parse_labelled(lines, "f.jsonl")
+        assert ei.value.line == bad[0] and ei.value.path == "f.jsonl"
+        return
+    if not any(ln.strip() for ln in lines):
+        with pytest.raises(InvalidInputError, match="no labelled queries"):
+            parse_labelled(lines, "f.jsonl")
+        return
+    got = parse_labelled(lines, "f.jsonl")
+    objs = [(n, json.loads(ln)) for n, ln in enumerate(lines, 1) if ln.strip()]
+    assert [g.line for g in got] == [n for n, _ in objs]
+    for g, (_, o) in zip(got, objs, strict=True):
+        assert g.query == o["query"]
+        assert g.answers == tuple(VALID_ID for _ in o.get("answers", []))
+        assert g.contents == tuple(o.get("answer_contents", []))
+        assert g.scopes == ((o["scope"],) if "scope" in o else None)
+        assert g.label == (None if "id" not in o else str(o["id"]))
