@@ -371,10 +371,9 @@ def evaluate_store(
     def as_units(q: Query, rids: Iterable[str]) -> list[str]:
         units = unit_of[int(q.qid or 0)]
         out: list[str] = []
-        for rid in rids:  # one answer found twice (two records with its content) counts once
-            u = units.get(rid, rid)
-            if u not in out:
-                out.append(u)
+        for rid in rids:  # one answer found twice (two records with its content) counts once;
+            u = units.get(rid, rid)  # the second keeps its rank as a non-answer
+            out.append(u if u not in out else f"again:{rid}")
         return out[:depth]
 
     bm25_cache: dict[tuple[str, ...] | None, BM25] = {}
@@ -383,7 +382,7 @@ def evaluate_store(
         sc = labelled[int(q.qid or 0)].scopes
         if sc not in bm25_cache:
             bm25_cache[sc] = BM25((r.id, r.content) for r in records.values() if sc is None or r.scope in sc)
-        return as_units(q, bm25_cache[sc].search(q.text, depth * 2))
+        return as_units(q, bm25_cache[sc].search(q.text, depth))
 
     report: dict[str, Any] = {"queries": len(queries), "answerable": sum(1 for q in queries if q.relevant),
                               "ks": list(kk), "records": len(records), "min_score": min_score,
@@ -410,7 +409,7 @@ def evaluate_store(
                     continue
 
             def rank(q: Query, kw: dict[str, Any] = kw) -> list[str]:
-                res = searcher.search(q.text, scopes=labelled[int(q.qid or 0)].scopes, k=depth * 2, **kw)
+                res = searcher.search(q.text, scopes=labelled[int(q.qid or 0)].scopes, k=depth, **kw)
                 for w in res.warnings:
                     if w not in report["warnings"]:
                         report["warnings"].append(w)

