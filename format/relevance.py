@@ -1,24 +1,38 @@
 """What a hybrid search's score means, and what a query asks of a record.
 
 **The score is a calibrated relevance.** A hybrid hit's ``score`` is ``relevance × prior``, where
-``relevance`` estimates the probability that the record answers the query: a logistic function
-of the first stage's evidence (``z = SCALE·base + BIAS``, ``base`` the convex combination of
-cosine and query-term coverage) and, for the hits the second stage reads (``mem search
---rerank``), of the reranker's evidence too (``rerank_z``). Its coefficients were fitted on the
-development half of the conversational benchmark (bench/conv.py; the fit: bench/fit_ranking.py,
-with the command and figures in bench/README.md) and never on its held-out half. The inputs are
-fractions that do not grow with a store's size or its records' length (cosine, the
-idf-weighted share of the query's words a record holds, the share of the query's tokens the
-record matches in meaning), so a floor on the score means the same in every store:
-``--min-score 0.5`` keeps the hits judged more likely to answer than not. The priors (status,
-confidence, recency; at most ×1.1) then weigh it as they weigh every score.
+``relevance = sigmoid(z)`` estimates the probability that the record answers the query. The
+log-odds ``z`` come in up to three stages, each fitted by logistic regression on the
+development half of the conversational benchmark (bench/convo; the fit and its figures:
+bench/README.md, "Ranking fitted on the development half"), never on its held-out half:
 
-**Queries are read for what they ask.** Question words and the little words of a question
-("when", "did", "the", ...) carry no evidence of which record answers it: they are left out of
-the coverage (``content_weights``) when the query has other words. A name in the query
-(a capitalized word that is not a question's first word) is matched against the record's
-speaker (``speaker_of``: an imported turn's ``source.speaker``), and a date it names ("in May
-2023", "2023-05-07", "on 7 May") against the record's time (``record_time``: ``valid_from``).
+1. every candidate: ``z1 = SCALE · b + BIAS``, ``b`` the convex evidence ``w · cosine +
+   (1 − w) · coverage²`` (``w`` = ``VECTOR_WEIGHT``, the grid's best on the development half);
+2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
+   ``speaker_of``, an imported turn's ``source.speaker``), each of those hits:
+   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_BIAS``, ``named`` = 1 when the
+   record's speaker is named. A question about what Sofia said is answered by a turn Sofia
+   spoke, whose text says "I", not "Sofia";
+3. with reranking (``[search] rerank``, ``--rerank``), the best ``RERANK_TOP``:
+   ``zr = R_Z · z + R_MAXSIM · m + R_NAMED_M · named · m + R_BIAS``, ``m`` = the reranker's
+   MaxSim (:mod:`mem.format.rerank`) minus 0.5.
+
+The inputs are fractions that do not grow with a store's size or its records' length (cosine,
+the idf-weighted share of the query's words a record holds, the share of the query's tokens it
+matches in meaning), so a floor on the score reads the same in every store. What it cannot know
+is how many records compete: the coefficients come from conversations of a few hundred short,
+similar turns, where a relevant turn's probability is modest; a store of a few distinct facts
+gets the same, cautious figures. The priors (status, confidence, recency; at most ×1.1) then
+weigh it as they weigh every score.
+
+**Queries are read for what they ask.** ``read_query`` finds a question's names (capitalized
+words that are neither question words nor the little words of a sentence), the dates it names
+("in May 2023", "7 May 2023", "2023-05-07") and whether it asks "when". Names are matched against
+the record's speaker (stage 2); a date against the record's time (``valid_from``) is shown by
+``--explain`` but not weighed: no question of the development half names a date to fit it on.
+A "when" question's answer is the record's time, which every hit carries (``valid_from``).
+Leaving a question's own words ("when", "did", "the") out of the coverage was measured and made
+recall@10 worse on the development half (0.741 -> 0.730), so the coverage keeps every word.
 """
 
 from __future__ import annotations
@@ -29,22 +43,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: The first stage's calibration: relevance = sigmoid(SCALE * base + BIAS) (fitted: see the
-#: module docstring).
-SCALE = 9.0
-BIAS = -4.5
-#: The vector weight of the convex combination ``w * cosine + (1 - w) * coverage ** 2`` when
-#: ``[search] vector_weight`` is not set (fitted on the development half, see SCALE).
+#: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring).
+SCALE = 12.095
+BIAS = -5.848
+#: The vector weight of the convex evidence ``w * cosine + (1 - w) * coverage ** 2`` when
+#: ``[search] vector_weight`` is not set (on the development half recall@10 was flat from 0.5 to
+#: 0.65, best at 0.6).
 VECTOR_WEIGHT = 0.6
-#: How many of the first stage's best hits the reranker reads (``[search] rerank_top``).
-RERANK_TOP = 20
-#: The second stage: z = first-stage z + MAXSIM * (maxsim - MAXSIM_CENTER) + NAME * name + DATE * date.
-MAXSIM = 8.0
+#: Stage 2: how many of the best hits are read for their speaker, and its coefficients.
+#: (S_Z1 = 2.007 below: stage 1's log-odds count twice as much once the speaker is known.)
+SPEAKER_TOP = 30
+S_Z1 = 2.007
+S_NAMED = 9.551
+S_NAMED_B = 2.506
+S_BIAS = -4.721
+#: Stage 3 (reranking): how many of the best hits the reranker reads (``[search] rerank_top``),
+#: and its coefficients.
+RERANK_TOP = 10
+R_Z = 1.0  # fixed: the reranker adds its evidence to the stage before's log-odds (fitted freely,
+#            the weight came out negative, which ranks what the stage before judged worst first)
+R_MAXSIM = 7.291
+R_NAMED_M = -0.476
+R_BIAS = 1.565
 MAXSIM_CENTER = 0.5
-NAME = 0.5
-DATE = 1.0
-#: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``).
-RECALL_MIN_SCORE = 0.3
+#: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``): the
+#: highest that cost the default search at most 2 points of recall@10 on the development half.
+RECALL_MIN_SCORE = 0.015
 
 #: Words that say what kind of answer a question wants, not which record holds it.
 QUESTION_WORDS = frozenset(
@@ -67,35 +91,24 @@ def sigmoid(z: float) -> float:
 
 
 def first_z(base: float) -> float:
-    """The first stage's log-odds of relevance, from its convex ``base``."""
+    """Stage 1's log-odds of relevance, from the convex evidence ``base``."""
     return SCALE * base + BIAS
 
 
-def rerank_z(z1: float, maxsim: float, name: float, date: float) -> float:
-    """The second stage's log-odds of relevance (see the constants)."""
-    return z1 + MAXSIM * (maxsim - MAXSIM_CENTER) + NAME * name + DATE * date
+def base_of(z1: float) -> float:
+    """The convex evidence behind stage 1's ``z1`` (its inverse)."""
+    return (z1 - BIAS) / SCALE
 
 
-_STOP_TERMS: frozenset[str] | None = None
+def speaker_z(z1: float, named: float) -> float:
+    """Stage 2's log-odds of a hit in a query that names a speaker of the best hits."""
+    return S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_BIAS
 
 
-def stop_terms() -> frozenset[str]:
-    """QUESTION_WORDS and STOP_WORDS as the lexical index holds them (stemmed: "does" is "doe")."""
-    global _STOP_TERMS
-    if _STOP_TERMS is None:
-        from .index.terms import terms
-
-        _STOP_TERMS = terms(" ".join(sorted(QUESTION_WORDS | STOP_WORDS)))
-    return _STOP_TERMS
-
-
-def content_weights(weights: Mapping[str, float]) -> dict[str, float]:
-    """The query's term weights without its question and stop words, unless nothing else is left.
-
-    ``weights`` maps the query's indexed terms (stemmed, lower-case) to their idf."""
-    stop = stop_terms()
-    kept = {t: w for t, w in weights.items() if t not in stop}
-    return kept if kept else dict(weights)
+def rerank_z(z: float, maxsim: float, named: float) -> float:
+    """Stage 3's log-odds, from the stage before's ``z`` and the reranker's ``maxsim``."""
+    m = maxsim - MAXSIM_CENTER
+    return R_Z * z + R_MAXSIM * m + R_NAMED_M * named * m + R_BIAS
 
 
 @dataclass(frozen=True)
@@ -211,8 +224,9 @@ def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:
 __all__ = [
     "RECALL_MIN_SCORE",
     "RERANK_TOP",
+    "SPEAKER_TOP",
     "QueryReading",
-    "content_weights",
+    "base_of",
     "date_match",
     "first_z",
     "name_match",
@@ -220,4 +234,5 @@ __all__ = [
     "rerank_z",
     "sigmoid",
     "speaker_of",
+    "speaker_z",
 ]

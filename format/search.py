@@ -497,17 +497,22 @@ class Searcher:
         if used == "hybrid" and self._fusion()[0] == "convex":
             from .index.lexical import TANTIVY_ERRORS, damaged
             from .index.terms import query_weights
-            from .relevance import content_weights
 
             try:
                 searcher = lex.searcher()
                 if self._idf[0] is not searcher:  # idf cache: valid for one tantivy searcher
                     self._idf = (searcher, {})
-                weights = content_weights(query_weights(searcher, query, cache=self._idf[1]))
+                weights = query_weights(searcher, query, cache=self._idf[1])
             except TANTIVY_ERRORS as exc:
                 raise damaged(lex.path, exc) from None
-        reranked = do_rerank and used == "hybrid" and weights is not None
-        want = max(k, top_n) if reranked else k  # the hits the reranker reads
+        staged = used == "hybrid" and weights is not None  # calibrated: mem.format.relevance
+        reranked = do_rerank and staged
+        if staged:
+            from .relevance import SPEAKER_TOP
+
+            want = max(k, SPEAKER_TOP, top_n if reranked else 0)  # the hits the later stages read
+        else:
+            want = k
         for _attempt in range(4):
             lex_hits = []
             if used in ("hybrid", "lexical"):
@@ -552,6 +557,8 @@ class Searcher:
                 break
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
+        if staged:
+            hits = self._speakers(query, hits, explain)
         if reranked:
             hits = self._rerank(query, hits, top_n, explain, warnings)
         if min_score is not None:
@@ -653,8 +660,34 @@ class Searcher:
                 raise
         return self._reranker
 
+    def _speakers(self, query: str, hits: list[Hit], explain: bool) -> list[Hit]:
+        """Stage 2 (mem.format.relevance): when the query names someone who speaks in the best
+        ``SPEAKER_TOP`` hits, every hit is rescored by whether its speaker is the one named;
+        all sorted by score."""
+        from .relevance import SPEAKER_TOP, name_match, read_query, sigmoid, speaker_of, speaker_z
+
+        reading = read_query(query)
+        if not reading.names:
+            return hits
+        scored = [h for h in hits if h.z is not None and h.prior is not None]
+        who = {id(h): speaker_of(h.record.source, h.content) for h in scored}
+        if not reading.names & {who[id(h)] for h in scored[:SPEAKER_TOP]}:
+            return hits
+        for h in scored:
+            assert h.z is not None and h.prior is not None
+            named = name_match(reading, who[id(h)])
+            z = speaker_z(h.z, named)
+            rel = sigmoid(z)
+            if explain and h.explain is not None:
+                h.explain["speaker"] = {"speaker": who[id(h)], "named": named,
+                                        "first_relevance": h.explain.get("relevance")}
+                h.explain["relevance"] = round(rel, 6)
+            h.z, h.score = z, rel * h.prior
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits
+
     def _rerank(self, query: str, hits: list[Hit], top_n: int, explain: bool, warnings: list[str]) -> list[Hit]:
-        """The hits with the best ``top_n`` rescored by the second stage (mem.format.rerank and
+        """Stage 3: the best ``top_n`` hits rescored with the reranker (mem.format.rerank, and
         mem.format.relevance), all sorted by score. Without the model: ``hits``, and a warning."""
         from .errors import RerankerUnavailableError
         from .relevance import date_match, name_match, read_query, rerank_z, sigmoid, speaker_of
@@ -671,15 +704,14 @@ class Searcher:
         sims = model.scores(query, [h.content for h in head])
         for h, ms in zip(head, sims, strict=True):
             assert h.z is not None and h.prior is not None
-            name = name_match(reading, speaker_of(h.record.source, h.content))
-            date = date_match(reading, h.record.valid_from)
-            z2 = rerank_z(h.z, ms, name, date)
-            rel = sigmoid(z2)
+            named = name_match(reading, speaker_of(h.record.source, h.content))
+            z = rerank_z(h.z, ms, named)
+            rel = sigmoid(z)
             if explain and h.explain is not None:
-                h.explain["rerank"] = {"first_relevance": h.explain.get("relevance"), "maxsim": round(ms, 4),
-                                       "speaker_named": name, "date_named": date}
+                h.explain["rerank"] = {"before": h.explain.get("relevance"), "maxsim": round(ms, 4),
+                                       "date_named": date_match(reading, h.record.valid_from)}
                 h.explain["relevance"] = round(rel, 6)
-            h.z, h.score = z2, rel * h.prior
+            h.z, h.score = z, rel * h.prior
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits
 

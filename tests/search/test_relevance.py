@@ -14,13 +14,11 @@ from hypothesis import strategies as st
 
 from mem.format.errors import EmbedderUnavailableError, RerankerUnavailableError
 from mem.format.relevance import (
-    content_weights,
     date_match,
     name_match,
     read_query,
     sigmoid,
     speaker_of,
-    stop_terms,
 )
 from mem.format.search import open_searcher
 from mem.format.store import Store
@@ -48,14 +46,6 @@ def test_read_query_never_fails(text: str) -> None:
     r = read_query(text)
     assert all(a < b for a, b in r.dates)
     assert all(n == n.lower() for n in r.names)
-
-
-def test_content_weights_drop_question_and_stop_words_unless_nothing_is_left() -> None:
-    stop = stop_terms()
-    assert {"when", "did", "the", "doe"} <= stop  # as the index holds them: "does" is "doe"
-    w = {"when": 1.0, "did": 1.0, "caroline": 3.0, "paint": 2.0}
-    assert content_weights(w) == {"caroline": 3.0, "paint": 2.0}
-    assert content_weights({"what": 1.0, "is": 0.5}) == {"what": 1.0, "is": 0.5}
 
 
 def test_speaker_and_time_match() -> None:
@@ -207,6 +197,9 @@ def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pyt
     assert not res.warnings
     top = res.hits[0]
     assert top.id == answer and top.explain is not None
-    rr = top.explain["rerank"]
-    assert rr["speaker_named"] == 1.0 and rr["date_named"] == 1.0 and rr["maxsim"] > 0.5
-    assert top.explain["relevance"] > rr["first_relevance"]
+    sp, rr = top.explain["speaker"], top.explain["rerank"]
+    assert sp == {"speaker": "caroline", "named": 1.0, "first_relevance": sp["first_relevance"]}
+    assert rr["date_named"] == 1.0 and rr["maxsim"] > 0.5
+    assert top.explain["relevance"] > sp["first_relevance"]
+    # negative: the other speaker's turns are not named
+    assert all(h.explain is not None and h.explain["speaker"]["named"] == 0.0 for h in res.hits[1:])
