@@ -1,0 +1,214 @@
+"""Fit the ranking of mem.format.relevance on the conversational benchmark's development half.
+
+Reads the dev half only: it builds a store of the dev conversations alone (under
+``/tmp/mem-convo-fit/``, kept for later runs), so not even the held-out half's words are in the
+index's term statistics. For every dev question it runs the hybrid search with ``explain`` and k = 40
+(stage 1 only: the features are read from each hit's explanation and record), computes the
+reranker's MaxSim for the best hits, then fits by logistic regression (Newton's method, numpy):
+
+1. the convex evidence's vector weight (grid, best recall@10) and stage 1's calibration;
+2. stage 2, on the best ``SPEAKER_TOP`` of questions that name a speaker of those hits;
+3. stage 3 (reranking), with the stage before's log-odds as a fixed offset, on the best
+   ``RERANK_TOP``;
+
+and prints the coefficients with the dev figures of each stage and the relevance floor's
+trade-off (recall@10 of the answerable questions against the share of unanswerable ones left
+with no hit). The printed coefficients are the constants of mem.format.relevance.
+
+    MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_fit.py [--embedder minilm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import convo_generate
+import convo_run
+
+from mem.format import relevance as R
+
+DEPTH = 40
+
+
+def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
+    """Per dev question: its evidence and, per hit of a stage-1 search, the features."""
+    from mem.format.index import attach
+    from mem.format.rerank import load_reranker
+    from mem.format.search import Searcher
+    from mem.format.store import Store
+
+    data = convo_generate.dataset()
+    root = Path(os.environ.get("MEM_CONVO_FIT_CACHE", "/tmp/mem-convo-fit")) / f"{data['digest']}-{provider}"
+    if not (root / "ready").exists():
+        import json
+        import shutil
+
+        from mem.format.index import rebuild
+        from mem.format.migrate import ImportOptions, import_path
+
+        if root.exists():
+            shutil.rmtree(root)
+        root.mkdir(parents=True)
+        Store.init(root / "store")
+        (root / "store" / "config.toml").write_text(f'[embedder]\nprovider = "{provider}"\n', encoding="utf-8")
+        store = Store.open(root / "store")
+        src = root / "dev.jsonl"
+        src.write_text("".join(json.dumps(o) + "\n" for o in convo_generate.import_lines(data, split="dev")),
+                       encoding="utf-8")
+        log(f"importing the dev turns into {root / 'store'} and embedding them with {provider}")
+        import_path(store, src, "jsonl", options=ImportOptions())
+        rebuild(store, lexical=True, vectors=True)
+        (root / "ready").write_text("ok\n", encoding="utf-8")
+    store = Store.open(root / "store")
+    attach(store)
+    turn_of = {r.id: str(r.source["original_id"]) for r in store.iter_records()}
+    prep = convo_run.Prepared(root / "store", provider, data, turn_of, None)
+    rr = load_reranker()
+    rows = []
+    t0 = time.perf_counter()
+    with Searcher(store, long_lived=True) as s:
+        s._speakers = lambda query, hits, explain: hits  # type: ignore[method-assign]  # stage 1 alone
+        for q in prep.queries("dev"):
+            res = s.search(q.text, scopes=[q.scope], k=DEPTH, explain=True)
+            hits = res.hits
+            ms = rr.scores(q.text, [h.content for h in hits[:R.SPEAKER_TOP]])
+            reading = R.read_query(q.text)
+            feats = []
+            for i, h in enumerate(hits):
+                ex = h.explain or {}
+                speaker = R.speaker_of(h.record.source, h.content)
+                feats.append((ex.get("vector", {}).get("cosine") or 0.0, ex.get("coverage") or 0.0,
+                              R.name_match(reading, speaker), ms[i] if i < len(ms) else 0.0,
+                              float(ex.get("prior", 1.0)), prep.turn_of[h.id] in q.relevant, speaker))
+            rows.append({"q": q, "feats": feats, "named_pool": reading.names & {f[6] for f in feats[:R.SPEAKER_TOP]}})
+    log(f"searched {len(rows)} dev questions in {time.perf_counter() - t0:.0f} s")
+    return rows
+
+
+def logfit(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, l2: float = 1e-2) -> np.ndarray:
+    """Logistic regression (with an intercept, last), L2-regularized, by Newton's method."""
+    x = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(x.shape[1])
+    off = np.zeros(len(x)) if offset is None else offset
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(x @ w + off)))
+        g = x.T @ (p - y) + l2 * w
+        h = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
+        w -= np.linalg.solve(h, g)
+    return w
+
+
+def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8)) -> None:
+    arrs = []
+    for r in rows:
+        f = np.array([x[:6] for x in r["feats"]], dtype=float).reshape(-1, 6)
+        arrs.append((r, f))
+
+    def metrics(z_of: Any, floor: float | None = None) -> tuple[float, float, float, float]:
+        r5, r10, mrr, empty = [], [], [], []
+        for r, f in arrs:
+            if len(f):
+                s = f[:, 4] / (1 + np.exp(-z_of(r, f)))
+                order = np.lexsort((np.arange(len(s)), -s))
+                if floor is not None:
+                    order = order[s[order] >= floor]
+                lab = f[order, 5]
+            else:
+                lab = np.zeros(0)
+            ev = len(r["q"].relevant)
+            if ev:
+                r5.append(lab[:5].sum() / ev)
+                r10.append(lab[:10].sum() / ev)
+                nz = np.nonzero(lab[:10])[0]
+                mrr.append(1 / (nz[0] + 1) if len(nz) else 0.0)
+            else:
+                empty.append(len(lab) == 0)
+        return float(np.mean(r5)), float(np.mean(r10)), float(np.mean(mrr)), float(np.mean(empty))
+
+    print("stage 1, vector weight grid (dev R@5 / R@10 / MRR):")
+    best = None
+    for w in weights:
+        m = metrics(lambda r, f, w=w: w * f[:, 0] + (1 - w) * f[:, 1] ** 2)
+        print(f"  w={w}: {m[0]:.4f} / {m[1]:.4f} / {m[2]:.4f}")
+        if best is None or m[1] > best[1] + 1e-9:
+            best = (w, m[1])
+    assert best is not None
+    w = best[0]
+
+    def base(f: np.ndarray) -> np.ndarray:
+        return w * f[:, 0] + (1 - w) * f[:, 1] ** 2
+
+    c1 = logfit(np.concatenate([base(f) for _r, f in arrs])[:, None], np.concatenate([f[:, 5] for _r, f in arrs]))
+
+    def z1(r: Any, f: np.ndarray) -> np.ndarray:
+        return c1[0] * base(f) + c1[1]
+
+    def top(z: np.ndarray, f: np.ndarray, n: int) -> np.ndarray:
+        return np.lexsort((np.arange(len(z)), -f[:, 4] / (1 + np.exp(-z))))[:n]
+
+    xs, ys = [], []
+    for r, f in arrs:
+        if len(f) and r["named_pool"]:
+            xs.append(np.column_stack([z1(r, f), f[:, 2], f[:, 2] * base(f)]))
+            ys.append(f[:, 5])
+    c2 = logfit(np.vstack(xs), np.concatenate(ys))
+
+    def z2(r: Any, f: np.ndarray) -> np.ndarray:
+        z = z1(r, f)
+        if r["named_pool"]:
+            z = c2[0] * z + c2[1] * f[:, 2] + c2[2] * f[:, 2] * base(f) + c2[3]
+        return z
+
+    xs, ys, offs = [], [], []
+    for r, f in arrs:
+        if not len(f):
+            continue
+        z = z2(r, f)
+        t = top(z, f, R.RERANK_TOP)
+        m = f[t, 3] - R.MAXSIM_CENTER
+        xs.append(np.column_stack([m, f[t, 2] * m]))
+        ys.append(f[t, 5])
+        offs.append(z[t])
+    c3 = logfit(np.vstack(xs), np.concatenate(ys), offset=np.concatenate(offs))
+
+    def z3(r: Any, f: np.ndarray) -> np.ndarray:
+        z = z2(r, f).copy()
+        t = top(z, f, R.RERANK_TOP)
+        m = f[t, 3] - R.MAXSIM_CENTER
+        z[t] = z[t] + c3[0] * m + c3[1] * f[t, 2] * m + c3[2]
+        return z
+
+    print(f"VECTOR_WEIGHT = {w}")
+    print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
+    print(f"S_Z1, S_NAMED, S_NAMED_B, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, {c2[2]:.3f}, {c2[3]:.3f}")
+    print(f"R_MAXSIM, R_NAMED_M, R_BIAS = {c3[0]:.3f}, {c3[1]:.3f}, {c3[2]:.3f}  (R_Z = 1, an offset)")
+    print("\n| stage (dev) | R@5 | R@10 | MRR |\n|---|---|---|---|")
+    for name, zf in (("1: calibrated convex", z1), ("2: + speaker (the default)", z2), ("3: + reranker", z3)):
+        m = metrics(zf)
+        print(f"| {name} | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} |")
+    print("\n| floor | stage 2 R@10 | unanswerable: empty | stage 3 R@10 | unanswerable: empty |\n|---|---|---|---|---|")
+    for fl in (0.005, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5):
+        a, b = metrics(z2, fl), metrics(z3, fl)
+        print(f"| {fl} | {a[1]:.4f} | {a[3]:.3f} | {b[1]:.4f} | {b[3]:.3f} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--embedder", default=os.environ.get("MEM_EMBEDDER", "minilm"))
+    a = ap.parse_args()
+    os.environ["MEM_EMBEDDER"] = a.embedder
+    fit(collect(a.embedder))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
