@@ -63,9 +63,14 @@ def register(app: typer.Typer) -> None:
                 raise InvalidInputError("--watch cannot be combined with --dry-run, --rescan or --source-name")
             _watch(store, transcripts, fmt, scope or "default", scope_from, interval, json_out)
             return
+        from mem.format.capture.engine import unchanged_since_capture
+
+        def known(f: Path) -> bool:  # a folder's file that its last capture read as it is now
+            return not rescan and unchanged_since_capture(store, f)
+
         read = []
         for p in transcripts:
-            read.extend(read_transcripts(p, fmt, source_name))
+            read.extend(read_transcripts(p, fmt, source_name, skip=known))
         report = capture(
             store, read, scope=scope or "default", scope_from=scope_from, dry_run=dry_run, rescan=rescan
         )

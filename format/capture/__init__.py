@@ -8,7 +8,20 @@
 - :mod:`.engine`: capture into a store (watermarks, dedup, tombstone and rejection suppression).
 """
 
-from .extract import Candidate, extract
-from .secrets import find_secret
+from typing import Any
 
 __all__ = ["Candidate", "extract", "find_secret"]
+
+
+def __getattr__(name: str) -> Any:
+    # imported on first use: the pattern table compiles hundreds of expressions, which a capture
+    # run with nothing new to read (or a reader of transcripts alone) never needs
+    if name in ("Candidate", "extract"):
+        from . import extract as _extract
+
+        return getattr(_extract, name)
+    if name == "find_secret":
+        from .secrets import find_secret
+
+        return find_secret
+    raise AttributeError(name)

@@ -36,11 +36,11 @@ from ..fsutil import atomic_write, ensure_dir
 from ..record import Record, match_digest
 from ..timeutil import format_time, now, parse_time
 from .dates import ground
-from .extract import Candidate, extract
 from .transcripts import Transcript, Turn
 
 if TYPE_CHECKING:
     from ..store import Store
+    from .extract import Candidate
 
 OUTCOMES: tuple[str, ...] = (
     "captured",
@@ -166,18 +166,35 @@ def load_watermark(store: Store, source: str) -> dict[str, Any]:
     return wm
 
 
-def save_watermark(store: Store, t: Transcript, conversations: dict[str, int]) -> None:
+def save_watermark(store: Store, t: Transcript, conversations: dict[str, int],
+                   old: dict[str, Any] | None = None) -> None:
+    """Write the watermark (not when ``old``, the one read, already says the same)."""
     p = watermark_path(store, t.source)
-    ensure_dir(p.parent)
-    wm = {
+    wm: dict[str, Any] = {
         "source": t.source,
         "format": t.format,
         "conversations": dict(sorted(conversations.items())),
         "size": t.size,
         "prefix": t.prefix_digest,
-        "updated_at": format_time(now()),
     }
+    if t.mtime_ns is not None:
+        wm["mtime_ns"] = t.mtime_ns
+    if old and {k: old.get(k) for k in wm} == wm and set(old) <= set(wm) | {"updated_at"}:
+        return  # nothing new: no write, no sync
+    wm["updated_at"] = format_time(now())
+    ensure_dir(p.parent)
     atomic_write(p, json.dumps(wm, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def unchanged_since_capture(store: Store, path: Path) -> bool:
+    """Whether the file is exactly as its last capture read it (same size and modification
+    time in its watermark): then there is nothing new to read in it."""
+    try:
+        st = path.stat()
+        wm = load_watermark(store, str(path.resolve()))
+    except (OSError, InvalidInputError):
+        return False
+    return bool(wm) and wm.get("size") == st.st_size and wm.get("mtime_ns") == st.st_mtime_ns
 
 
 def _rewritten(t: Transcript, wm: dict[str, Any]) -> bool:
@@ -315,7 +332,7 @@ def capture(
 
     report = CaptureReport(dry_run=dry_run)
     indexes: dict[str, _ScopeIndex] = {}
-    pending_wm: list[tuple[Transcript, dict[str, int]]] = []
+    pending_wm: list[tuple[Transcript, dict[str, int], dict[str, Any]]] = []
 
     def index(sc: str) -> _ScopeIndex:
         if sc not in indexes:
@@ -412,6 +429,8 @@ def capture(
                     sr.skipped_non_user += 1
                     continue
                 sr.user_turns += 1
+                from .extract import extract  # the pattern table: compiled once a turn is mined
+
                 cands = extract(turn.content)
                 if not cands:
                     continue
@@ -421,7 +440,7 @@ def capture(
                     repeat = c.pattern in patterns_seen
                     patterns_seen.add(c.pattern)
                     report.items.append(handle(t, turn, sc, c, rescan or sr.rewritten, repeat))
-            pending_wm.append((t, new_marks))
+            pending_wm.append((t, new_marks, wm))
 
     if dry_run:
         run()
@@ -430,6 +449,6 @@ def capture(
         run()
     # Records are on disk (the batch synced them): now the watermarks may move.
     with store.lock:
-        for t, marks in pending_wm:
-            save_watermark(store, t, marks)
+        for t, marks, old in pending_wm:
+            save_watermark(store, t, marks, None if rescan else old)
     return report

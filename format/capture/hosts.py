@@ -148,6 +148,7 @@ def claude_human_text(obj: dict[str, Any]) -> str | None:
 def read_claude_code(path: Path, source: str | None = None) -> Transcript:
     lines, size, digest = _json_lines(path)
     turns: list[Turn] = []
+    projects: dict[str, str] = {}
     for i, obj in lines:
         kind = obj.get("type")
         if kind not in ("user", "assistant"):
@@ -157,7 +158,9 @@ def read_claude_code(path: Path, source: str | None = None) -> Transcript:
         fields: dict[str, Any] = {"host": "claude-code", "session": session, "uuid": obj.get("uuid")}
         if isinstance(cwd, str) and cwd:
             fields["cwd"] = cwd
-            fields["project"] = Path(cwd).name
+            if cwd not in projects:
+                projects[cwd] = Path(cwd).name
+            fields["project"] = projects[cwd]
         if isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
             fields["gitBranch"] = obj["gitBranch"]
         human = claude_human_text(obj)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,7 @@ class Transcript:
     size: int = 0  # bytes read (files), for the watermark's append check
     prefix_digest: str | None = None  # sha256 of the bytes read
     host: str | None = None  # the agent host that wrote it (claude-code, codex, chatgpt)
+    mtime_ns: int | None = None  # the file's modification time before it was read (watermark)
 
 
 def normalize_role(role: object) -> str:
@@ -402,17 +403,35 @@ def host_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and is_host_session_file(p))
 
 
-def read_transcripts(path: Path, fmt: str = "auto", source: str | None = None) -> list[Transcript]:
-    """Read one transcript path (a folder of sessions gives one transcript per file)."""
-    from . import hosts
+def read_transcripts(
+    path: Path, fmt: str = "auto", source: str | None = None, *, skip: Callable[[Path], bool] | None = None
+) -> list[Transcript]:
+    """Read one transcript path (a folder of sessions gives one transcript per file).
 
+    ``skip``: for the files of a folder, a test that a file is known unchanged (its capture
+    watermark names its size and modification time): such a file is not read at all.
+    """
     if path.is_dir() and fmt in ("auto", "claude-code", "codex", "chatgpt", "json", "jsonl"):
         kind = detect_format(path) if fmt == "auto" else "folder"
         if kind == "folder":
             if source is not None:
                 raise InvalidInputError("--source-name names one transcript file, not a folder", path=path)
-            return [t for f in host_files(path) for t in read_transcripts(f, fmt)]
+            return [t for f in host_files(path) if skip is None or not skip(f) for t in read_transcripts(f, fmt)]
         fmt = kind
+    try:
+        mtime_ns: int | None = path.stat().st_mtime_ns if path.is_file() else None
+    except OSError:
+        mtime_ns = None
+    out = _read_format(path, fmt, source)
+    for t in out:
+        if t.path == path:
+            t.mtime_ns = mtime_ns
+    return out
+
+
+def _read_format(path: Path, fmt: str, source: str | None) -> list[Transcript]:
+    from . import hosts
+
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt not in FORMATS:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import MemError
-from .engine import CaptureReport, capture
+from .engine import CaptureReport, capture, unchanged_since_capture
 from .transcripts import host_files, read_transcripts
 
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ def watch_pass(
     """One pass: capture every changed file, each on its own (one bad file stops nothing)."""
     state.passes += 1
     for f in changed_files(folders, state):
+        if unchanged_since_capture(store, f):
+            continue  # as its last capture (maybe by an earlier watcher) read it
         try:
             report = capture(store, read_transcripts(f, fmt), scope=scope, scope_from=scope_from)
         except MemError as exc:

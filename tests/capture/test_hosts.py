@@ -297,3 +297,38 @@ def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path
     assert proc.returncode == 0, err
     assert "stopped watching: 4 captured from" in err
     assert sorted(_contents(store_dir)) == sorted(EXPECTED[CLAUDE])
+
+
+def test_a_folder_rerun_skips_files_unchanged_since_their_capture(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    run_mem("init", str(store_dir))
+    folder = tmp_path / "projects" / "-home-sam-proj"
+    folder.mkdir(parents=True)
+    session = folder / CLAUDE.name
+    shutil.copy(CLAUDE, session)
+    assert run_mem("--store", str(store_dir), "capture", str(tmp_path / "projects"), env=UTC).returncode == 0
+    (wm,) = (store_dir / "state" / "capture").glob("*.json")
+    mark = wm.read_bytes()
+    assert json.loads(mark)["mtime_ns"] == session.stat().st_mtime_ns
+    # same size and modification time, other bytes: the watermark says there is nothing new, so
+    # the file is not even read (a no-op run over a folder of long sessions costs a stat each)
+    st = session.stat()
+    session.write_bytes(b"x" * st.st_size)
+    os.utime(session, ns=(st.st_atime_ns, st.st_mtime_ns))
+    again = run_mem("--store", str(store_dir), "capture", "--json", str(tmp_path / "projects"), env=UTC)
+    assert again.returncode == 0, again.stderr
+    assert again.json()["sources"] == []
+    assert wm.read_bytes() == mark  # nothing new: the watermark is not rewritten either
+    # --rescan reads it anyway (and finds it is no transcript now)
+    forced = run_mem("--store", str(store_dir), "capture", "--rescan", str(tmp_path / "projects"), env=UTC)
+    assert forced.returncode == 4 and str(session) in forced.stderr
+
+
+def test_an_unchanged_file_named_alone_keeps_its_watermark_bytes(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    run_mem("init", str(store_dir))
+    assert run_mem("--store", str(store_dir), "capture", str(CODEX), env=UTC).returncode == 0
+    (wm,) = (store_dir / "state" / "capture").glob("*.json")
+    mark = wm.read_bytes()
+    again = run_mem("--store", str(store_dir), "capture", "--json", str(CODEX), env=UTC).json()
+    assert again["counts"]["user-turns"] == 0 and wm.read_bytes() == mark
