@@ -66,22 +66,33 @@ def register(app: typer.Typer) -> None:
             raise ValidationError("a new record's status is active or candidate")
         content = read_content(text, file)
         store = open_store()
-        rec = store.add(
-            content,
-            scope=scope,
-            kind=kind,
-            status=status,
-            confidence=confidence,
-            tags=split_csv(tag) or [],
-            derived_from=split_csv(derived_from) or [],
-            valid_from=valid_from,
-            valid_to=valid_to,
-            source={"type": "cli", "command": "add"},
-            allow_tombstoned=allow_forgotten,
-            override_reason=reason,
-        )
+        with store.lock:  # the check and the write in one critical section: no twin slips in
+            same = store.live_with_content(content, scope)
+            if same is not None:  # idempotent: the memory is already there
+                if json_out:
+                    emit_json(same.to_dict())
+                else:
+                    sys.stdout.write(same.id + "\n")
+                    info(f"already stored as {same.kind} {same.id} in scope {same.scope} "
+                         f"({same.status}, the same content); nothing added")
+                return
+            rec = store.add(
+                content,
+                scope=scope,
+                kind=kind,
+                status=status,
+                confidence=confidence,
+                tags=split_csv(tag) or [],
+                derived_from=split_csv(derived_from) or [],
+                valid_from=valid_from,
+                valid_to=valid_to,
+                source={"type": "cli", "command": "add"},
+                allow_tombstoned=allow_forgotten,
+                override_reason=reason,
+            )
         if json_out:
             emit_json(rec.to_dict())
         else:
             sys.stdout.write(rec.id + "\n")
             info(f"added {rec.kind} {rec.id} to scope {rec.scope}")
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -70,3 +71,16 @@ def register(app: typer.Typer) -> None:
             emit_json(dict(done.to_dict(), dry_run=False))
         elif not OPTIONS.quiet:
             info(f"forgot {len(done.records)} record(s)")
+        warn_copies_elsewhere(store.root)
+
+
+def warn_copies_elsewhere(root: Path) -> None:
+    """What a forget cannot reach: the git history of the store, and copies made before."""
+    from mem.format.gitsetup import git_toplevel
+
+    if git_toplevel(root) is not None:
+        warn("this store is in a git repository: its history keeps the forgotten text (in the "
+             "commits made while the files existed); `mem verify --forgotten --history` lists "
+             "them and how to purge them")
+    if not OPTIONS.quiet:
+        info("copies made before (exports, backups, other clones) are not changed by a forget")

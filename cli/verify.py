@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -54,6 +54,12 @@ def register(app: typer.Typer) -> None:
         no_index: Annotated[
             bool, typer.Option("--no-index", help="Skip the derived-index checks (E401, W401-W404).")
         ] = False,
+        forgotten: Annotated[
+            bool, typer.Option("--forgotten", help="Instead: list copies of forgotten records that are still around.")
+        ] = False,
+        history: Annotated[
+            bool, typer.Option("--history", help="With --forgotten: also the git commits that hold them, and how to purge them.")
+        ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         """Check a store against the format; print one line per finding.
@@ -64,6 +70,9 @@ def register(app: typer.Typer) -> None:
         from mem.format.verify import verify_store
 
         root = locate(path).resolve()
+        if forgotten or history:
+            _forgotten(root, history, json_out)
+            return
         report = verify_store(root, full=full, indexes=not no_index)
         if json_out:
             emit_json(report.to_dict())
@@ -87,3 +96,49 @@ def register(app: typer.Typer) -> None:
         else:
             info(f"invalid: {c['errors']} error(s), {c['warnings']} warning(s) in {what}")
             raise typer.Exit(1)
+
+
+def _forgotten(root: Path, history: bool, json_out: bool) -> None:
+    """``mem verify --forgotten [--history]``: where forgotten records still have copies."""
+    from mem.format.store import Store
+
+    store = Store.open(root)
+    copies: list[dict[str, str]] = []
+    tombs = list(store.tombstones)
+    for t in tombs:
+        for what, p in (("record file", store.records_dir / t.scope / f"{t.id}.md"),
+                        ("draft", store.root / ".mem" / "drafts" / f"{t.id}.md")):
+            if p.is_file():
+                copies.append({"scope": t.scope, "id": t.id, "where": what, "path": str(p.relative_to(store.root))})
+    top: Path | None = None
+    hits: list[Any] = []
+    if history:
+        from mem.format.history import forgotten_in_history, purge_command
+
+        top, hits = forgotten_in_history(store)
+    out: dict[str, object] = {"forgotten": len(tombs), "copies": copies}
+    if history:
+        out["git"] = top is not None
+        out["history"] = [h.to_dict() for h in hits]
+        out["purge"] = purge_command(hits) if hits else None
+    if json_out:
+        emit_json(out)
+    else:
+        w = sys.stdout.write
+        for c in copies:
+            w(f"{c['path']}: forgotten record {c['id']} (scope {c['scope']}): its {c['where']} is still here\n")
+        for h in hits:
+            for c in h.commits:
+                w(f"{h.path}: forgotten record {h.id} (scope {h.scope}) is in git commit "
+                  f"{c['commit'][:12]} ({c['date'][:10]}, {c['subject']})\n")
+        sys.stdout.flush()
+        if history and top is None:
+            info("not in a git repository: no history to check")
+        if hits:
+            info("the git history keeps the text of these records; to purge it (rewrites history):\n"
+                 + purge_command(hits))
+    if copies or hits:
+        info(f"{len(copies) + len(hits)} forgotten record(s) still have copies")
+        raise typer.Exit(1)
+    info(f"no copies of the {len(tombs)} forgotten record(s) found"
+         + (" (records, drafts, git history)" if history and top is not None else " (records, drafts)"))

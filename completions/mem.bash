@@ -275,7 +275,7 @@ _mem_completion() {
             ;;
         verify)
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--full --no-index --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--full --no-index --forgotten --history --json --help' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

@@ -226,6 +226,8 @@ complete -c mem -n '__fish_seen_subcommand_from consolidate' -l json -d 'Print t
 complete -c mem -n '__fish_seen_subcommand_from consolidate' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l full -d 'Also recompute every content digest and check canonical form.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l no-index -d 'Skip the derived-index checks (E401, W401-W404).'
+complete -c mem -n '__fish_seen_subcommand_from verify' -l forgotten -d 'Instead: list copies of forgotten records that are still around.'
+complete -c mem -n '__fish_seen_subcommand_from verify' -l history -d 'With --forgotten: also the git commits that hold them, and how to purge them.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l json -d 'Print the report as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -l help -d 'Show this message and exit.'
 complete -c mem -n '__fish_seen_subcommand_from verify' -F

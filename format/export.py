@@ -13,6 +13,7 @@ By default every status is exported (superseded and rejected records too).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as _dt
 import json
 from collections.abc import Callable, Iterator, Sequence
@@ -20,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from . import ids
 from .errors import RecordParseError
-from .fsutil import atomic_write, ensure_dir
+from .fsutil import atomic_write, ensure_dir, remove_file
 from .importers.jsonl import EXPORT_FORMAT, EXPORT_VERSION
 from .jsonl import read_jsonl
 from .record import STATUSES, Record
@@ -71,6 +73,9 @@ class ExportCounts:
     lifts: int = 0
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: files an earlier export wrote into the same folder that this one no longer would (a
+    #: forgotten scope's document): removed, so a re-run leaves no forgotten text behind
+    removed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -81,6 +86,8 @@ class ExportCounts:
         }
         if self.files:
             out["files"] = self.files
+        if self.removed:
+            out["removed"] = self.removed
         return out
 
 
@@ -241,7 +248,16 @@ def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCoun
     counts = ExportCounts()
     ensure_dir(out_dir, 0o755)
     by_scope: dict[str, list[Record]] = {}
-    for r in iter_records(store, flt):
+    unread: set[str] = set()  # scopes with a record left out: their old document is kept
+
+    def note(exc: RecordParseError) -> None:
+        if exc.path:
+            unread.add(Path(exc.path).parent.name)
+        if flt.on_error is None:
+            raise exc
+        flt.on_error(exc)
+
+    for r in iter_records(store, dataclasses.replace(flt, on_error=note)):
         by_scope.setdefault(r.scope, []).append(r)
         counts.records += 1
     at = format_time(now())
@@ -255,4 +271,35 @@ def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCoun
         index.append("(no records matched)")
     atomic_write(out_dir / "_index.md", "\n".join(index) + "\n", 0o644)
     counts.files.append(str(out_dir / "_index.md"))
+    counts.removed = _remove_stale_documents(out_dir, set(by_scope) | unread, flt)
     return counts
+
+
+def _is_scope_document(path: Path) -> bool:
+    """Whether ``path`` is a scope document a markdown export of mem wrote (its first lines say
+    so: ``# Memory: <scope>``, a blank line, ``N record(s), exported <time> by mem.``)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace").split("\n")
+    except OSError:
+        return False
+    return (len(head) >= 3 and head[0] == f"# Memory: {path.stem}" and head[1] == ""
+            and " record(s), exported " in head[2] and head[2].endswith(" by mem."))
+
+
+def _remove_stale_documents(out_dir: Path, written: set[str], flt: ExportFilter) -> list[str]:
+    """Remove the scope documents an earlier export wrote here for scopes this export covers but
+    no longer writes (forgotten, or with nothing left that matches): a re-run into the same
+    folder keeps no forgotten text. Only mem's own scope documents are touched; files of other
+    scopes than a ``--scope`` export's, and every other file, are left alone."""
+    removed: list[str] = []
+    for p in sorted(out_dir.glob("*.md")):
+        scope = p.stem
+        if scope in written or not ids.is_scope(scope) or p.is_symlink() or not p.is_file():
+            continue
+        if flt.scopes is not None and scope not in flt.scopes:
+            continue
+        if _is_scope_document(p):
+            remove_file(p)
+            removed.append(str(p))
+    return removed

@@ -253,17 +253,21 @@ class ScopedMemory:
             source: dict[str, Any] = {"type": "mcp", "command": "remember"}
             if client:
                 source["client"] = client
-            rec = self.store.add(
-                content,
-                scope=target,
-                kind=kind,
-                status=self.remember_status,
-                confidence=confidence,
-                tags=list(tags),
-                derived_from=list(derived_from),
-                valid_from=valid_from,
-                source=source,
-            )
+            with self.store.lock:  # idempotent: the same content (normalized) is not stored twice
+                same = self.store.live_with_content(content, target)
+                if same is not None:
+                    return {"record": same.to_dict(), "existing": True}
+                rec = self.store.add(
+                    content,
+                    scope=target,
+                    kind=kind,
+                    status=self.remember_status,
+                    confidence=confidence,
+                    tags=list(tags),
+                    derived_from=list(derived_from),
+                    valid_from=valid_from,
+                    source=source,
+                )
             return {"record": rec.to_dict()}
 
         return self._locked(run)
@@ -554,7 +558,9 @@ def build_server(memory: ScopedMemory) -> Any:
         annotations=writes,
         description=(
             "Store a new memory: one durable fact, preference, instruction or event, stated on "
-            f"its own. Stored as '{memory.remember_status}'. Returns the new record."
+            f"its own. Stored as '{memory.remember_status}'. Returns the new record; a memory "
+            "already stored (the same content) is not stored twice: that record is returned, "
+            "with existing=true."
         ),
     )
     def remember(

@@ -43,6 +43,7 @@ from .config import (
 )
 from .errors import (
     ConflictError,
+    MemError,
     NotFoundError,
     RecordParseError,
     StoreInvalidError,
@@ -527,6 +528,38 @@ class Store:
             for src in r.derived_from:
                 out.setdefault(src, []).append(r)
         return out
+
+    def live_with_content(self, content: str, scope: str) -> Record | None:
+        """A live record (active or candidate) of ``scope`` whose content is ``content`` once
+        normalized (the same match digest), or None. ``mem add`` and MCP ``remember`` call it
+        under the writer lock and report that record instead of writing a second one.
+
+        The lexical index names candidates when there is one (each is read from its file and
+        checked); without one, every record of the scope is read."""
+        ids.check_scope(scope)
+        md = match_digest(content)
+        try:
+            from .index import same_content_candidates
+
+            cands = same_content_candidates(self, scope, content)
+        except MemError:  # an index that cannot answer: read the scope
+            cands = None
+        if cands is None:
+            recs: Iterable[Record] = self.iter_records([scope], on_error=lambda e: None)
+        else:
+            recs = self._readable(dict.fromkeys(cands), scope)
+        for r in recs:
+            if r.status in ("active", "candidate") and r.match_digest == md:
+                return r
+        return None
+
+    def _readable(self, record_ids: Iterable[str], scope: str) -> Iterator[Record]:
+        """The live records of these ids in ``scope``; the others (gone, unreadable) skipped."""
+        for rid in record_ids:
+            try:
+                yield self.get(rid, scope)
+            except (NotFoundError, RecordParseError, ValidationError):
+                continue
 
     def source_keys(self, scopes: Iterable[str] | None = None) -> dict[str, str]:
         """source key (see :func:`source_key`) -> record id, over all live records."""

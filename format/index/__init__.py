@@ -592,6 +592,29 @@ def purge_now(store: Store) -> None:
         lex.close()
 
 
+def same_content_candidates(store: Store, scope: str, content: str, limit: int = 20) -> list[str] | None:
+    """Ids of ``scope`` that may hold ``content``: the lexical index's best matches for its words,
+    then the records mem wrote since the index last caught up (the write journal). Each is only a
+    candidate: the caller reads it and compares match digests. None when there is no lexical
+    index to ask, or ``content`` has no searchable words: the caller reads the scope instead.
+    (A record added around mem since the last refresh is not a candidate: at worst a duplicate.)"""
+    from ..errors import InvalidInputError
+    from .lexical import LexicalIndex
+
+    lex = LexicalIndex.open(store.index_dir)
+    if lex is None:
+        return None
+    try:
+        hits = lex.search(content, scopes=[scope], kinds=None, statuses=None, tags=None, limit=limit)
+    except InvalidInputError:
+        return None
+    finally:
+        lex.close()
+    out = [h.id for h in hits]
+    out += [rid for op, s, rid in _read_pending(store) if s == scope and op == "put"]
+    return out
+
+
 def _session_of(store: Store) -> IndexSession | None:
     for fn in store.listeners:
         if isinstance(fn, IndexSession):

@@ -98,3 +98,46 @@ def test_deleted_tombstones_are_found_and_the_log_still_refuses_the_id(sdir: Pat
     r = mem(sdir, "import", str(old_export), "--from", "jsonl", "--json")
     assert r.json()["counts"]["refused_forgotten"] == 1 and r.json()["counts"]["created"] == 0, r.stdout
     assert not (sdir / "records" / "a" / f"{rid}.md").exists()
+
+
+def test_add_is_idempotent_for_the_same_content(sdir: Path) -> None:
+    first = mem(sdir, "add", "Ana drinks green tea", "--scope", "a")
+    assert first.returncode == 0
+    rid = first.stdout.strip()
+    for variant in ("Ana drinks green tea", "  ana DRINKS   green tea. "):
+        r = mem(sdir, "add", variant, "--scope", "a")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == rid + "\n"
+        assert "already stored" in r.stderr and "nothing added" in r.stderr
+    # another scope is another memory; and once an index exists, it answers the question
+    assert mem(sdir, "add", "Ana drinks green tea", "--scope", "b").stdout.strip() != rid
+    assert mem(sdir, "rebuild", env={"MEM_EMBEDDER": "hashing"}).returncode == 0
+    for n in range(3):
+        mem(sdir, "add", f"another memory number {n}", "--scope", "a")
+    r = mem(sdir, "add", "ana drinks green tea", "--scope", "a", "--json")
+    assert r.returncode == 0 and r.json()["id"] == rid
+    later = mem(sdir, "add", "another memory number 2!", "--scope", "a")  # in the journal only
+    assert later.returncode == 0 and "already stored" in later.stderr
+    files = list((sdir / "records" / "a").glob("*.md"))
+    assert len(files) == 4
+    assert [e["op"] for e in mem(sdir, "log", "--json").json()].count("add") == 5
+
+
+def test_a_markdown_export_rerun_removes_the_forgotten_scope_document(sdir: Path, tmp_path: Path) -> None:
+    rid = mem(sdir, "add", f"my codename is {SECRET}", "--scope", "secret").stdout.strip()
+    mem(sdir, "add", "ordinary memory", "--scope", "a")
+    out = tmp_path / "md"
+    mine = out / "notes.md"  # not a mem scope document: never touched
+    assert mem(sdir, "export", "--format", "markdown", "-o", str(out)).returncode == 0
+    mine.write_text("# My notes\n", "utf-8")
+    assert SECRET in (out / "secret.md").read_text("utf-8")
+    assert mem(sdir, "forget", "--yes", rid).returncode == 0
+    r = mem(sdir, "export", "--format", "markdown", "-o", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    assert r.json()["removed"] == [str(out / "secret.md")]
+    assert sorted(p.name for p in out.iterdir()) == ["_index.md", "a.md", "notes.md"]
+    assert all(SECRET not in p.read_text("utf-8") for p in out.iterdir())
+    # an export of another scope leaves the other documents alone
+    mem(sdir, "add", "b memory", "--scope", "b")
+    assert mem(sdir, "export", "--format", "markdown", "-o", str(out), "--scope", "b").returncode == 0
+    assert (out / "a.md").exists()

@@ -123,3 +123,30 @@ def test_pre_commit_hook_refuses_an_invalid_store(tmp_path: Path) -> None:
                        text=True, env={**os.environ, **GIT_ENV})
     assert p.returncode != 0, "the pre-commit hook let an invalid record through"
     assert rid in p.stdout + p.stderr
+
+
+def test_forget_in_a_git_store_names_the_history_and_verify_finds_it(tmp_path: Path) -> None:
+    """A forget cannot reach git history: it says so, and `mem verify --forgotten --history`
+    lists the commits that hold the forgotten record's file, with the purge recipe."""
+    store = tmp_path / "st"
+    mem(tmp_path, "init", str(store), "--git")
+    rid = mem(store, "add", "my bank PIN hint is the cat's birthday", "--scope", "a").strip()
+    keep = mem(store, "add", "an ordinary memory", "--scope", "a").strip()
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "memories")
+    r = run_mem("forget", "--yes", rid, cwd=store, env={"MEM_EMBEDDER": "hashing"})
+    assert r.returncode == 0, r.stderr
+    assert "git repository" in r.stderr and "mem verify --forgotten --history" in r.stderr
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "forget")
+    r = run_mem("verify", "--forgotten", "--history", "--json", cwd=store)
+    assert r.returncode == 1, r.stderr
+    out = r.json()
+    assert out["copies"] == [] and out["git"] is True
+    [hit] = out["history"]
+    assert (hit["id"], hit["scope"], hit["path"]) == (rid, "a", f"records/a/{rid}.md")
+    assert [c["subject"] for c in hit["commits"]] == ["memories"]
+    assert f"--path records/a/{rid}.md" in out["purge"] and keep not in out["purge"]
+    human = run_mem("verify", "--forgotten", "--history", cwd=store)
+    assert human.returncode == 1 and f"records/a/{rid}.md" in human.stdout
+    assert "git filter-repo --invert-paths" in human.stderr

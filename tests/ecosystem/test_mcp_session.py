@@ -247,3 +247,22 @@ def test_mcp_sdk_range_is_the_tested_one() -> None:
     low = (int(m.group(1)), int(m.group(2)))
     installed = tuple(int(x) for x in version("mcp").split(".")[:2])
     assert low[0] >= 2 and low <= installed and installed[0] < int(m.group(3)), (spec, installed)
+
+
+async def _remember_twice(store_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    async with (
+        stdio_client(_params(store_dir, "a")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        first = _data(await session.call_tool("remember", {"content": "Ana drinks green tea"}))
+        again = _data(await session.call_tool("remember", {"content": "ana drinks  GREEN tea."}))
+        return first, again
+
+
+def test_mcp_remember_is_idempotent(tmp_path: Path) -> None:
+    store = Store.init(tmp_path / "store", actor="tester@test")
+    first, again = asyncio.run(_remember_twice(store.root))
+    assert "existing" not in first
+    assert again["existing"] is True and again["record"]["id"] == first["record"]["id"]
+    assert [r.id for r in store.iter_records()] == [first["record"]["id"]]
