@@ -508,9 +508,12 @@ class Searcher:
         staged = used == "hybrid" and weights is not None  # calibrated: mem.format.relevance
         reranked = do_rerank and staged
         if staged:
-            from .relevance import SPEAKER_TOP
+            from .relevance import SPEAKER_TOP, read_query
 
-            want = max(k, SPEAKER_TOP, top_n if reranked else 0)  # the hits the later stages read
+            # the hits the later stages read: stage 2 the best SPEAKER_TOP when the query names
+            # someone (else it cannot apply, and only the hits are read), stage 3 its top_n
+            named = bool(read_query(query).names)
+            want = max(k, SPEAKER_TOP if named else 0, top_n if reranked else 0)
         else:
             want = k
         for _attempt in range(4):
