@@ -42,6 +42,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "consolidate",
     "verify",
     "diff",
+    "sync",
+    "merge_driver",
     "compact",
     "rebuild",
     "embed",

@@ -35,7 +35,7 @@ _mem_completion() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--store -s --quiet -q --no-color --lock-timeout --no-pager --json-errors --version -V --help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search eval log why stats capture context review import export consolidate verify diff compact rebuild embed repair mcp hooks completion help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'init add show list edit update supersede accept reject forget search eval log why stats capture context review import export consolidate verify diff sync compact rebuild embed repair mcp hooks completion help' -- "$cur"))
         fi
         return
     fi
@@ -286,6 +286,11 @@ _mem_completion() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--stat --json --textconv --help' -- "$cur"))
+            fi
+            ;;
+        sync)
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--no-push --json --help' -- "$cur"))
             fi
             ;;
         compact)

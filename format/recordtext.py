@@ -50,7 +50,7 @@ SOURCE_ORDER: tuple[str, ...] = (
     "pattern",
     "command",
 )
-SOURCE_TYPES: tuple[str, ...] = ("cli", "api", "mcp", "capture", "import", "consolidate", "edit")
+SOURCE_TYPES: tuple[str, ...] = ("cli", "api", "mcp", "capture", "import", "consolidate", "edit", "merge")
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_RECORD_BYTES = 4 * 1024 * 1024
