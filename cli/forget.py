@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import OPTIONS, confirm, emit_json, info, open_store, warn
 from .render import one_line
 
+if TYPE_CHECKING:
+    from mem.format.store import ForgetPlan
+
 
 def register(app: typer.Typer) -> None:
     @app.command("forget")
     def forget(
-        record_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Records to forget.")],
+        record_ids: Annotated[list[str] | None, typer.Argument(metavar="[ID]...", help="Records to forget.")] = None,
+        source: Annotated[str | None, typer.Option("--source", help="Instead of ids: every record captured from this session or conversation.")] = None,
+        transcript: Annotated[str | None, typer.Option("--transcript", help="Instead of ids: every record captured from this transcript file.")] = None,
+        all_: Annotated[bool, typer.Option("--all", help="Instead of ids: every record of --scope.")] = False,
         reason: Annotated[str, typer.Option("--reason", help="Why (kept in the tombstone and the log).")] = "",
         scope: Annotated[str | None, typer.Option("--scope", help="Require the records to be in this scope.")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Show what would be forgotten; change nothing.")] = False,
@@ -27,10 +33,26 @@ def register(app: typer.Typer) -> None:
         The content is removed from the records and the indexes; a tombstone (id, scope, digest,
         time, reason; never the content) keeps it from coming back by import or capture.
         """
-        from mem.format.errors import ConflictError, ExitCode
+        from mem.format.errors import ConflictError, ExitCode, ValidationError
 
         store = open_store()
-        plan = store.plan_forget(record_ids, scope)
+        selectors = [x for x, on in (("ids", bool(record_ids)), ("--source", source is not None),
+                                     ("--transcript", transcript is not None), ("--all", all_)) if on]
+        if len(selectors) != 1:
+            raise ValidationError(
+                "name what to forget: record ids, --source SESSION, --transcript FILE or "
+                "--scope S --all (one of them)"
+            )
+        if all_ and not scope:
+            raise ValidationError("--all forgets every record of a scope: name it with --scope S")
+        if record_ids:
+            ids_ = list(record_ids)
+        else:
+            ids_ = [r.id for r in store.select_records(scope=scope, session=source, transcript=transcript)]
+            if not ids_:
+                info("no live record matches: nothing to forget")
+                return
+        plan = store.plan_forget(ids_, scope)
         lines = [f"{r.id}\t{r.scope}\t{r.kind}\t{one_line(r.content, 60)}" for r in plan.requested]
         lines += [
             f"{r.id}\t{r.scope}\t{r.kind}\t{one_line(r.content, 50)}\t(derived from {src})"
@@ -61,7 +83,8 @@ def register(app: typer.Typer) -> None:
             if not confirm(f"Forget these {len(plan.records)} record(s)? This cannot be undone."):
                 sys.stderr.write("nothing forgotten\n")
                 raise typer.Exit(int(ExitCode.CONFLICT))
-        done = store.forget([r.id for r in plan.requested], reason=reason, scope=scope)
+        done = store.forget([r.id for r in plan.requested], reason=reason, scope=scope,
+                            check=lambda now: _same_plan(plan, now))
         from mem.format.index import attach
 
         for err in attach(store).errors:  # the forget is done; an index may still hold them
@@ -84,3 +107,13 @@ def warn_copies_elsewhere(root: Path) -> None:
              "them and how to purge them")
     if not OPTIONS.quiet:
         info("copies made before (exports, backups, other clones) are not changed by a forget")
+
+
+def _same_plan(shown: ForgetPlan, now: ForgetPlan) -> None:
+    """The forget confirmed is the forget done: refuse when the plan changed since it was shown
+    (a record derived from these was added meanwhile)."""
+    from mem.format.errors import ConflictError
+
+    if {r.id for r in now.records} != {r.id for r in shown.records}:
+        raise ConflictError("the records changed since the plan was shown; nothing forgotten",
+                            hint="run the forget again to see the new plan")

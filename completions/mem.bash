@@ -138,11 +138,13 @@ _mem_completion() {
             ;;
         forget)
             case "$prev" in
+                --source) return;;
+                --transcript) return;;
                 --reason) return;;
                 --scope) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_mem_values scopes "$store")" -- "$cur")); return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--reason --scope --dry-run -n --yes -y --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--source --transcript --all --reason --scope --dry-run -n --yes -y --json --help' -- "$cur"))
             fi
             ;;
         search)

@@ -529,6 +529,30 @@ class Store:
                 out.setdefault(src, []).append(r)
         return out
 
+    def select_records(
+        self, *, scope: str | None = None, session: str | None = None, transcript: str | None = None
+    ) -> builtins.list[Record]:
+        """Live records (any status) chosen by what people think in, for ``mem forget``: every
+        record of ``scope``; with ``session``, those captured from that session or conversation
+        (``source.session`` or ``source.conversation``); with ``transcript``, those captured
+        from that transcript file (``source.transcript``, as given or as the same file). The
+        source a record was first captured from counts, not later sightings."""
+        want_file = None
+        if transcript is not None:
+            with contextlib.suppress(OSError):
+                want_file = os.path.realpath(transcript)
+        out: builtins.list[Record] = []
+        for r in self.iter_records([scope] if scope else None, on_error=lambda e: None):
+            src = r.source
+            if session is not None and session not in (src.get("session"), src.get("conversation")):
+                continue
+            if transcript is not None:
+                got = src.get("transcript")
+                if not isinstance(got, str) or (got != transcript and os.path.realpath(got) != want_file):
+                    continue
+            out.append(r)
+        return out
+
     def live_with_content(self, content: str, scope: str) -> Record | None:
         """A live record (active or candidate) of ``scope`` whose content is ``content`` once
         normalized (the same match digest), or None. ``mem add`` and MCP ``remember`` call it

@@ -141,3 +141,51 @@ def test_a_markdown_export_rerun_removes_the_forgotten_scope_document(sdir: Path
     mem(sdir, "add", "b memory", "--scope", "b")
     assert mem(sdir, "export", "--format", "markdown", "-o", str(out), "--scope", "b").returncode == 0
     assert (out / "a.md").exists()
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return path
+
+
+def test_forget_by_session_transcript_and_whole_scope(sdir: Path, tmp_path: Path) -> None:
+    t1 = _jsonl(tmp_path / "t1.jsonl", [
+        {"role": "user", "content": "My name is Sam.", "conversation": "monday"},
+        {"role": "user", "content": "I am allergic to peanuts.", "conversation": "tuesday"},
+    ])
+    t2 = _jsonl(tmp_path / "t2.jsonl", [{"role": "user", "content": "I work at Acme.", "conversation": "wed"}])
+    for t in (t1, t2):
+        r = mem(sdir, "capture", str(t), "--scope", "sam")
+        assert r.returncode == 0, r.stderr
+    kept = mem(sdir, "add", "typed by hand", "--scope", "sam").stdout.strip()
+    other = mem(sdir, "add", "another scope", "--scope", "zed").stdout.strip()
+
+    def contents(scope: str) -> list[str]:
+        return sorted(r["content"] for r in mem(sdir, "list", "--scope", scope, "--status", "all", "--json").json())
+
+    before = contents("sam")
+    assert len(before) == 4
+    # planned like any forget: a dry run lists the records and changes nothing
+    r = mem(sdir, "forget", "--source", "monday", "--dry-run")
+    assert r.returncode == 0 and "name is Sam" in r.stdout and contents("sam") == before
+    assert mem(sdir, "forget", "--source", "monday").returncode == 8  # no --yes off a terminal
+    r = mem(sdir, "forget", "--source", "monday", "--yes", "--reason", "forget monday")
+    assert r.returncode == 0, r.stderr
+    assert not any("Sam" in c for c in contents("sam"))
+    # by capture source (the transcript file)
+    assert mem(sdir, "forget", "--transcript", str(t2), "--yes").returncode == 0
+    assert not any("Acme" in c for c in contents("sam"))
+    # the whole scope; other scopes untouched
+    assert mem(sdir, "forget", "--scope", "sam", "--all", "--yes").returncode == 0
+    assert contents("sam") == [] and mem(sdir, "show", other).returncode == 0
+    tombs = [json.loads(x) for x in (sdir / "tombstones" / "sam.jsonl").read_text("utf-8").splitlines()]
+    assert len(tombs) == 4 and kept in {t["id"] for t in tombs}
+    # a captured memory cannot come back by re-capturing it
+    r = mem(sdir, "capture", str(t1), "--scope", "sam", "--rescan")
+    assert contents("sam") == []
+    # nothing matches: nothing to do; bad combinations are refused
+    r = mem(sdir, "forget", "--source", "nobody", "--yes")
+    assert r.returncode == 0 and "nothing to forget" in r.stderr
+    assert mem(sdir, "forget", "--all", "--yes").returncode == 4
+    assert mem(sdir, "forget", other, "--source", "x", "--yes").returncode == 4
+    assert mem(sdir, "forget", "--yes").returncode == 4
