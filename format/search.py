@@ -146,6 +146,8 @@ class Searcher:
         self.store = store
         attach(store)
         self.long_lived = long_lived
+        #: a long-lived searcher's periodic full scan, in a background thread (format/fullscan.py)
+        self._scanner: Any = None
         self.backfill_limit = backfill_limit
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
@@ -173,6 +175,12 @@ class Searcher:
     # -- resources ---------------------------------------------------------------------------
 
     def close(self) -> None:
+        if self._scanner is not None:
+            self._scanner.stop()
+            self._scanner = None
+        self._close_indexes()
+
+    def _close_indexes(self) -> None:
         if self._lex is not None:
             self._lex.close()
             self._lex = None
@@ -224,7 +232,8 @@ class Searcher:
         assert self._lex is not None
         self._scopes_now = None
         try:
-            st = refresh(self.store, lex=self._lex, full=None, periodic=self.long_lived, only=scopes)
+            # a long-lived searcher's periodic full scan runs in its background thread
+            st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes)
             self._unreadable.update(st.unreadable)
             self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
@@ -373,17 +382,36 @@ class Searcher:
         re-reads the pointers and runs again (at most ``SWAP_RETRIES`` times): a concurrent swap
         never makes a search fail. An error with unchanged pointers is real damage and raised.
         """
-        for attempt in range(SWAP_RETRIES):
-            gens = self._generations()
-            try:
-                return self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
-                                         tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
-                                         explain=explain, gens=gens, rerank=rerank, min_score=min_score)
-            except IndexUnavailableError:
-                if attempt + 1 >= SWAP_RETRIES or self._generations() == gens:
-                    raise
-                self.close()  # reopen whatever the pointers name now
+        import contextlib
+
+        # a long-lived searcher's background full scan waits while a search runs
+        running = self._full_scanner().searching() if self.long_lived else contextlib.nullcontext()
+        with running:
+            for attempt in range(SWAP_RETRIES):
+                gens = self._generations()
+                try:
+                    return self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
+                                             tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
+                                             explain=explain, gens=gens, rerank=rerank, min_score=min_score)
+                except IndexUnavailableError:
+                    if attempt + 1 >= SWAP_RETRIES or self._generations() == gens:
+                        raise
+                    self._close_indexes()  # reopen whatever the pointers name now
         raise AssertionError("unreachable")
+
+    def _full_scanner(self) -> Any:
+        """The background full scan of this long-lived searcher, started at its first search."""
+        if self._scanner is None:
+            from .fullscan import FullScanner
+            from .index import FULL_SCAN_SECONDS
+
+            try:
+                every = float(self.store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
+            except (TypeError, ValueError):
+                every = FULL_SCAN_SECONDS
+            self._scanner = FullScanner(self.store.root, every)
+            self._scanner.start()
+        return self._scanner
 
     def _generations(self) -> tuple[str | None, str | None]:
         """The generations the lexical and vector pointer files name right now (None: unreadable)."""

@@ -162,9 +162,15 @@ def _scope_dirs(store: Store, only: Iterable[str] | None = None) -> dict[str, in
     return dict(sorted(got.items()))
 
 
-def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None) -> _Plan:
+#: A full scan calls its ``pause`` (a background scanner yielding to searches) every this many files.
+PAUSE_EVERY = 256
+
+
+def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None,
+          pause: Callable[[], None] | None = None) -> _Plan:
     """What the refresh applies: of every scope, or of the scopes ``only`` (the others, unseen,
-    keep their recorded mtimes: their changes are applied by a refresh that looks at them)."""
+    keep their recorded mtimes: their changes are applied by a refresh that looks at them).
+    ``pause``: called every PAUSE_EVERY files looked at."""
     st = Staleness()
     old = lex.scope_mtimes()
     wanted = None if only is None else set(only)
@@ -194,7 +200,9 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
         d = store.records_dir / s
         # the record files as the lean read path sees them (lexfast.scan_scope: the same rule);
         # a Path is made only for a file read (100,000 of them cost 0.5 s in a full scan)
-        for rid, fst in scan_scope(str(d)):
+        for n, (rid, fst) in enumerate(scan_scope(str(d)), 1):
+            if pause is not None and n % PAUSE_EVERY == 0:
+                pause()
             if rid in tomb:
                 continue
             seen.add(rid)
@@ -281,7 +289,8 @@ def _auto_full(store: Store, lex: LexicalIndex, periodic: bool = True, only: Seq
 
 
 def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None = None,
-            periodic: bool = True, only: Sequence[str] | None = None) -> Staleness:
+            periodic: bool = True, only: Sequence[str] | None = None,
+            pause: Callable[[], None] | None = None) -> Staleness:
     """Apply changes made outside mem to the lexical index (and drop their stale vectors).
 
     Builds the lexical index when it does not exist. Takes the store's writer lock while it
@@ -289,7 +298,8 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
     (catches in-place edits that keep the directory mtime); ``full=None`` decides by policy:
     always for stores of at most FULL_SCAN_MAX_DOCS records, else (when ``periodic``: long-lived
     searchers) once per FULL_SCAN_SECONDS. ``only``: the scopes a search is confined to, the
-    only ones looked at (a store of 2,000 scopes: one stat instead of 2,000).
+    only ones looked at (a store of 2,000 scopes: one stat instead of 2,000). ``pause``: see
+    ``_plan`` (the background full scan of a long-lived searcher, ``format/fullscan.py``).
     """
     from .lexical import LexicalIndex
 
@@ -304,7 +314,7 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
             _apply_pending_locked(store, lex)
         if full is None:
             full = _auto_full(store, lex, periodic, only)
-        plan = _plan(store, lex, full, only)
+        plan = _plan(store, lex, full, only, pause)
         if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
             if only is not None:  # this process's own record of the scopes it scanned
                 lex.full_scans.update(dict.fromkeys(only, time.time_ns()))

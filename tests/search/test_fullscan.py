@@ -1,0 +1,67 @@
+"""A long-lived searcher's periodic full scan runs in a background thread, never in a search."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import mem.format.index as index_mod
+from mem.format.search import open_searcher
+from mem.format.store import Store
+
+
+def _wait(cond: Any, what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.02)
+
+
+def test_the_full_scan_runs_off_the_search_path_and_finds_in_place_edits(
+        sstore: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = sstore.root / "config.toml"
+    cfg.write_text(cfg.read_text("utf-8").replace("[search]\n", "[search]\nfull_scan_seconds = 0.2\n"), "utf-8")
+    sstore = Store.open(sstore.root)
+    index_mod.attach(sstore)
+    monkeypatch.setattr(index_mod, "FULL_SCAN_MAX_DOCS", 0)  # as a big store: scanned periodically
+    full_scans: list[str] = []
+    real_plan = index_mod._plan
+
+    def plan(store: Store, lex: Any, full: bool, *a: Any, **kw: Any) -> Any:
+        if full:
+            full_scans.append(threading.current_thread().name)
+        return real_plan(store, lex, full, *a, **kw)
+
+    monkeypatch.setattr(index_mod, "_plan", plan)
+    s = open_searcher(sstore)
+    try:
+        tea = next(h for h in s.search("green tea", mode="lexical").hits if "tea" in h.content)
+        path = sstore.record_path(tea.scope, tea.id)
+        d = os.stat(path.parent)
+        path.write_text(path.read_text("utf-8").replace("green tea", "zeppelin tea"), "utf-8")
+        os.utime(path.parent, ns=(d.st_atime_ns, d.st_mtime_ns))  # the folder looks untouched
+        # found once the background scan has run; every search meanwhile answers at once
+        _wait(lambda: tea.id in [h.id for h in s.search("zeppelin", mode="lexical").hits], "the edit")
+        assert s._scanner.scans >= 1 and s._scanner.last_error is None
+    finally:
+        s.close()
+    assert full_scans and set(full_scans) == {"mem-fullscan"}  # never the searching thread
+    assert not any(t.name == "mem-fullscan" for t in threading.enumerate())  # stopped by close
+
+
+def test_a_scan_waits_while_a_search_runs(sstore: Store) -> None:
+    from mem.format.fullscan import FullScanner
+
+    sc = FullScanner(sstore.root, 3600)
+    paused = threading.Event()
+    with sc.searching():
+        t = threading.Thread(target=lambda: (sc._pause(), paused.set()))
+        t.start()
+        assert not paused.wait(0.3)  # held while the search runs
+    t.join(10)
+    assert paused.is_set()  # and goes on once it is done
