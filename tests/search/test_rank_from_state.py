@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 import mem.format.index as index_pkg
 import mem.format.record as record_mod
+from mem.format.embed.hashing import HashingEmbedder
 from mem.format.index import attach
+from mem.format.index.backlog import embed_backlog
 from mem.format.index.lexical import META_COLUMNS, DocFields, LexicalIndex, open_state
 from mem.format.index.terms import presence, terms
 from mem.format.search import open_searcher
@@ -44,6 +46,7 @@ def big(store: Store) -> Iterator[Store]:
         store.add(f"Note {i} about {words}", scope=("ana", "bob")[i % 2], kind=("fact", "event", "note")[i % 3],
                   status=status, tags=(["t1"] if i % 3 == 0 else []) + (["t2"] if i % 4 == 1 else []),
                   confidence=0.5 + (i % 5) / 10, **kw)
+    embed_backlog(store, HashingEmbedder())  # every vector there, as a bulk write leaves them
     yield store
 
 

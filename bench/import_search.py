@@ -1,0 +1,144 @@
+"""A user's first hour: `mem import` of N memories, then searches; whole processes (issue 21).
+
+    python bench/import_search.py [--n 10000] [--embedder minilm] [--work DIR] [--probe 5]
+                                  [--no-embed] [--rebuild]
+
+Writes N JSON Lines memories of 10-40 words (sentences of bench/corpus.py) and runs, each as
+its own process under /usr/bin/time (wall seconds and peak RSS):
+
+1. `mem init`, then `mem import FILE` (it embeds what it writes; `--no-embed`: it does not);
+   meanwhile, every `--probe` seconds, a hybrid `mem search` (whole process: its wall time and
+   the "unembedded" count it reports);
+2. the first hybrid `mem search` after the import, then four more;
+3. `mem stats --json`-free check that every vector is there: `index_stats(store)` missing == 0;
+4. with `--rebuild`: `mem rebuild` (both indexes), its wall time and peak RSS, and a search.
+
+Prints a table: import + first search total, the slowest search during/after the import, and
+each command's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from corpus import sentence  # noqa: E402
+
+MEM = str(Path(sys.executable).parent / "mem")
+QUERIES = ["who is behind schedule", "travel recommendations for food", "team lead contact",
+           "what happened last week", "keep messages short"]
+
+
+def write_input(path: Path, n: int, seed: int = 21) -> None:
+    rng = random.Random(seed)
+    t0 = 1_600_000_000_000
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n):
+            want = rng.randint(10, 40)
+            words: list[str] = []
+            kind = "note"
+            while len(words) < want:
+                kind, text = sentence(rng)
+                words += text.split()
+            obj = {"content": " ".join(words[:want]) + f" (#{i})", "scope": rng.choice(["ana", "bob", "team"]),
+                   "kind": kind, "recorded_at": t0 + i * 60_000}
+            f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def run(args: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """One whole-process command under /usr/bin/time: wall s, peak RSS MB, stdout, stderr."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tf.name, MEM, *args], env=env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        fields = tf.read().split()
+    rss = int(fields[-1]) / 1024 if fields else float("nan")
+    return {"rc": p.returncode, "wall": wall, "rss_mb": rss, "out": p.stdout, "err": p.stderr}
+
+
+def search(store: Path, env: dict[str, str], q: str) -> dict[str, Any]:
+    r = run(["--store", str(store), "search", q, "--json"], env)
+    try:
+        r["unembedded"] = json.loads(r["out"]).get("unembedded", 0)
+    except ValueError:
+        r["unembedded"] = None
+    return r
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument("--probe", type=float, default=5.0)
+    ap.add_argument("--no-embed", action="store_true")
+    ap.add_argument("--rebuild", action="store_true")
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="mem-import-search-"))
+    work.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "MEM_EMBEDDER": args.embedder, "NO_COLOR": "1", "MEM_ACTOR": "bench@bench"}
+    src = work / "input.jsonl"
+    write_input(src, args.n)
+    store = work / "store"
+    assert run(["init", str(store)], env)["rc"] == 0
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; {args.n} memories; embedder {args.embedder}",
+          flush=True)
+    probes: list[dict[str, Any]] = []
+    done = threading.Event()
+
+    def probe() -> None:
+        i = 0
+        while not done.wait(args.probe):
+            probes.append(search(store, env, QUERIES[i % len(QUERIES)]))
+            i += 1
+
+    th = threading.Thread(target=probe, daemon=True)
+    th.start()
+    imp = run(["--store", str(store), "import", str(src), *(["--no-embed"] if args.no_embed else [])], env)
+    done.set()
+    th.join()
+    assert imp["rc"] == 0, imp["err"][-2000:]
+    after = [search(store, env, q) for q in QUERIES]
+    from mem.format.index import index_stats
+    from mem.format.store import Store
+
+    os.environ["MEM_EMBEDDER"] = args.embedder
+    missing = index_stats(Store.open(store)).to_dict()["vectors"]["missing"]
+    print("| measure | value |\n|---|---|")
+    print(f"| `mem import` of {args.n:,} (wall) | {imp['wall']:.1f} s |")
+    print(f"| first hybrid search after it (whole process) | {after[0]['wall']:.2f} s |")
+    print(f"| import + first search | **{imp['wall'] + after[0]['wall']:.1f} s** |")
+    print(f"| records without a vector at the end | {missing} |")
+    during = [p["wall"] for p in probes]
+    if during:
+        print(f"| hybrid searches during the import ({len(during)}): median / max | "
+              f"{sorted(during)[len(during) // 2]:.2f} / {max(during):.2f} s "
+              f"(unembedded reported: {', '.join(str(p['unembedded']) for p in probes)}) |")
+    print(f"| hybrid searches after it (5): median / max | {sorted(a['wall'] for a in after)[2]:.2f} / "
+          f"{max(a['wall'] for a in after):.2f} s |")
+    print(f"| peak RSS: import | {imp['rss_mb']:.0f} MB |")
+    print(f"| peak RSS: one-shot hybrid search (max of those after) | {max(a['rss_mb'] for a in after):.0f} MB |")
+    if args.rebuild:
+        rb = run(["--store", str(store), "rebuild"], env)
+        assert rb["rc"] == 0, rb["err"][-2000:]
+        print(f"| `mem rebuild` (both indexes) wall / peak RSS | {rb['wall']:.1f} s / {rb['rss_mb']:.0f} MB |")
+        s = search(store, env, QUERIES[0])
+        print(f"| hybrid search after the rebuild: wall / peak RSS | {s['wall']:.2f} s / {s['rss_mb']:.0f} MB |")
+    print(f"load average at end: {os.getloadavg()[0]:.1f}; store {store}")
+
+
+if __name__ == "__main__":
+    main()
