@@ -39,6 +39,7 @@ sys.path.insert(0, str(HERE))
 from corpus import sentence  # noqa: E402
 
 from mem.format.embed import load_embedder  # noqa: E402
+from mem.format.errors import EmbedderUnavailableError  # noqa: E402
 from mem.format.index import attach, refresh  # noqa: E402
 from mem.format.index.backlog import (  # noqa: E402
     BULK_BATCH,
@@ -48,7 +49,6 @@ from mem.format.index.backlog import (  # noqa: E402
     embed_backlog,
     load_bulk_embedder,
 )
-from mem.format.errors import EmbedderUnavailableError  # noqa: E402
 from mem.format.store import Store  # noqa: E402
 
 
