@@ -115,6 +115,13 @@ class ValidationError(InvalidInputError):
     code = "invalid-value"
 
 
+class SecretRefusedError(InvalidInputError):
+    """Text that holds a credential (a key, token, password, card number...), refused by the
+    secrets policy (``format/secretpolicy.py``) unless the caller allows it explicitly."""
+
+    code = "secret"
+
+
 class StoreInvalidError(MemError):
     exit_code = ExitCode.STORE_INVALID
     code = "store-invalid"

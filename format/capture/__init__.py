@@ -3,7 +3,7 @@
 - :mod:`.transcripts`: readers (JSON Lines, plain ``User:``/``Assistant:`` text, Skales session
   files, WindieOS ``episodic.db`` transcript rows) and format detection.
 - :mod:`.patterns`: the anchored pattern table and sentence guards.
-- :mod:`.secrets`: secret detection (a capture holding a secret is refused, never echoed).
+- secret detection is :mod:`mem.format.secretpolicy` (a capture holding a secret is refused, never echoed).
 - :mod:`.extract`: one user turn -> candidates.
 - :mod:`.engine`: capture into a store (watermarks, dedup, tombstone and rejection suppression).
 """
@@ -21,7 +21,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(_extract, name)
     if name == "find_secret":
-        from .secrets import find_secret
+        from ..secretpolicy import find_secret
 
         return find_secret
     raise AttributeError(name)

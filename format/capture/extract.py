@@ -15,7 +15,7 @@ from .patterns import (
     split_sentences,
     turn_guard,
 )
-from .secrets import find_secret
+from ..secretpolicy import find_secret
 
 MAX_CONTENT = 300
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mem.format.capture.confidence import CONFIDENCE
 from mem.format.capture.extract import extract
 from mem.format.capture.patterns import PATTERN_IDS, PATTERNS, split_sentences, third_singular
-from mem.format.capture.secrets import find_secret, luhn_ok
+from mem.format.secretpolicy import find_secret, luhn_ok
 
 DATA = Path(__file__).parent / "data"
 
@@ -116,8 +116,8 @@ def test_third_singular() -> None:
 
 SECRET_SENTENCES = {
     "Remember that my password is hunter2.": "password",
-    "Remember that our garage code is 4411.": "password",
-    "Remember that my email is sam@example.com and my pin is 1234.": "password",
+    "Remember that our garage code is 4411.": "access-code",
+    "Remember that my email is sam@example.com and my pin is 1234.": "access-code",
     "Remember that my API key is sk-proj-abcdefghijklmnopqrstuvwx.": "sk-api-key",
     "My token is ghp_abcdefghijklmnopqrstuvwxyz0123456789.": "github-token",
     "Remember that our AWS key is AKIAIOSFODNN7EXAMPLE.": "aws-access-key",
