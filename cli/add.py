@@ -57,6 +57,7 @@ def register(app: typer.Typer) -> None:
         valid_to: Annotated[str | None, typer.Option("--valid-to", help="When it stopped being true.")] = None,
         allow_forgotten: Annotated[bool, typer.Option("--allow-forgotten", help="Store content that was forgotten before (logged).")] = False,
         reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the audit log with --allow-forgotten).")] = None,
+        allow_secret: Annotated[bool, typer.Option("--allow-secret", help="Store text that looks like a secret (a key, token, password...); logged, without the text.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the new record as JSON.")] = False,
     ) -> None:
         """Add a memory. Prints its id."""
@@ -89,6 +90,7 @@ def register(app: typer.Typer) -> None:
                 source={"type": "cli", "command": "add"},
                 allow_tombstoned=allow_forgotten,
                 override_reason=reason,
+                allow_secret=allow_secret,
             )
         if json_out:
             emit_json(rec.to_dict())

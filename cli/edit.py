@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
     def edit(
         record_id: Annotated[str, typer.Argument(metavar="ID", help="The record to edit.")],
         allow_forgotten: Annotated[bool, typer.Option("--allow-forgotten", help="Allow content that was forgotten (logged).")] = False,
+        allow_secret: Annotated[bool, typer.Option("--allow-secret", help="Store text that looks like a secret (a key, token, password...); logged, without the text.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the saved record as JSON.")] = False,
     ) -> None:
         """Open a record (frontmatter and content) in $VISUAL/$EDITOR and save it if valid.
@@ -57,7 +58,10 @@ def register(app: typer.Typer) -> None:
             new = parse_record(text, draft)
             if new.id != old.id:
                 raise InvalidInputError(f"the id cannot change (was {old.id}, now {new.id})", path=draft)
-            saved = store.replace(new, op="update", detail={"via": "edit"}, allow_tombstoned=allow_forgotten)
+            saved = store.replace(
+                new, op="update", detail={"via": "edit"}, allow_tombstoned=allow_forgotten,
+                allow_secret=allow_secret,
+            )  # fmt: skip
         except MemError as exc:
             sys.stderr.write(f"error: {exc}\nnothing saved; your draft is kept at {draft}\n")
             raise typer.Exit(int(exc.exit_code)) from None

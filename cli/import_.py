@@ -84,12 +84,13 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option("--allow-forgotten", help="Import tombstone lifts that do not come with their record (logged)."),
         ] = False,
+        allow_secret: Annotated[bool, typer.Option("--allow-secret", help="Import items whose text looks like a secret (logged per record, without the text).")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     ) -> None:
         """Import memories. Idempotent: a re-import adds nothing; forgotten items stay forgotten.
 
-        Exit status 4 (with the summary printed) when some lines or items were invalid or
-        conflicted with existing records; the rest is imported.
+        Exit status 4 (with the summary printed) when some lines or items were invalid,
+        conflicted with existing records or held a secret; the rest is imported.
         """
         from mem.format.errors import ExitCode, InvalidInputError
         from mem.format.importers import detect
@@ -119,6 +120,7 @@ def register(app: typer.Typer) -> None:
                 dry_run=dry_run,
                 keep_items=dry_run,
                 allow_forgotten=allow_forgotten,
+                allow_secret=allow_secret,
             )
             summary = import_path(
                 store,

@@ -181,7 +181,11 @@ def interactive(store: Store, recs: list[Record]) -> dict[str, int]:
                 j, before, what = history.pop()
                 cur = store.get(before.id)
                 if what == "edited" and cur.content != before.content:
-                    store.update(before.id, content=before.content, detail={"reason": "review undo"})
+                    # the text restored was stored before (with --allow-secret if it held one)
+                    store.update(
+                        before.id, content=before.content, detail={"reason": "review undo"},
+                        allow_secret=True,
+                    )  # fmt: skip
                 store.reopen(before.id, reason="review undo")
                 term.say(f"  undone: {before.id} is a candidate again")
                 i = j

@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
         confidence: Annotated[float | None, typer.Option("--confidence", min=0.0, max=1.0)] = None,
         valid_from: Annotated[str | None, typer.Option("--valid-from", help="When the new fact became true (default: now).")] = None,
         reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the audit log).")] = None,
+        allow_secret: Annotated[bool, typer.Option("--allow-secret", help="Store text that looks like a secret (a key, token, password...); logged, without the text.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print {new, old} as JSON.")] = False,
     ) -> None:
         """Replace a record with a new one; the old one becomes superseded (kept for history)."""
@@ -37,6 +38,7 @@ def register(app: typer.Typer) -> None:
             valid_from=valid_from,
             reason=reason,
             source={"type": "cli", "command": "supersede"},
+            allow_secret=allow_secret,
         )
         if json_out:
             emit_json({"new": new.to_dict(), "old": old.to_dict()})

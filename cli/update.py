@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
         valid_from: Annotated[str | None, typer.Option("--valid-from", help="Set world-time start ('' clears).")] = None,
         valid_to: Annotated[str | None, typer.Option("--valid-to", help="Set world-time end ('' clears).")] = None,
         allow_forgotten: Annotated[bool, typer.Option("--allow-forgotten", help="Allow content that was forgotten (logged).")] = False,
+        allow_secret: Annotated[bool, typer.Option("--allow-secret", help="Store text that looks like a secret (a key, token, password...); logged, without the text.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print the updated record as JSON.")] = False,
     ) -> None:
         """Correct a record in place (use `supersede` when the world changed)."""
@@ -44,6 +45,7 @@ def register(app: typer.Typer) -> None:
             valid_from=... if valid_from is None else valid_from,
             valid_to=... if valid_to is None else valid_to,
             allow_tombstoned=allow_forgotten,
+            allow_secret=allow_secret,
         )
         if json_out:
             emit_json(rec.to_dict())

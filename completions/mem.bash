@@ -61,7 +61,7 @@ _mem_completion() {
                 --reason) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--file -f --scope --kind --tag -t --confidence --status --derived-from --valid-from --valid-to --allow-forgotten --reason --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--file -f --scope --kind --tag -t --confidence --status --derived-from --valid-from --valid-to --allow-forgotten --reason --allow-secret --json --help' -- "$cur"))
             fi
             ;;
         show)
@@ -88,7 +88,7 @@ _mem_completion() {
             ;;
         edit)
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--allow-forgotten --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--allow-forgotten --allow-secret --json --help' -- "$cur"))
             fi
             ;;
         update)
@@ -104,7 +104,7 @@ _mem_completion() {
                 --valid-to) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--content -c --file -f --kind --scope --confidence --tag -t --untag --valid-from --valid-to --allow-forgotten --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--content -c --file -f --kind --scope --confidence --tag -t --untag --valid-from --valid-to --allow-forgotten --allow-secret --json --help' -- "$cur"))
             fi
             ;;
         supersede)
@@ -117,7 +117,7 @@ _mem_completion() {
                 --reason) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--file -f --kind --tag -t --confidence --valid-from --reason --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--file -f --kind --tag -t --confidence --valid-from --reason --allow-secret --json --help' -- "$cur"))
             fi
             ;;
         accept)
@@ -239,7 +239,7 @@ _mem_completion() {
                 --timezone) return;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--from --scope --scope-map --timezone --dry-run -n --no-embed --allow-forgotten --json --help' -- "$cur"))
+                COMPREPLY=($(compgen -W '--from --scope --scope-map --timezone --dry-run -n --no-embed --allow-forgotten --allow-secret --json --help' -- "$cur"))
             fi
             ;;
         export)

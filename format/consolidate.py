@@ -50,6 +50,7 @@ from .errors import (
 from .fsutil import atomic_write, ensure_dir, remove_file
 from .lock import WriterLock
 from .record import Record, make_record, match_digest
+from .secretpolicy import find_secret, record_secret
 from .store import Store
 from .timeutil import format_time, parse_time
 
@@ -1024,6 +1025,10 @@ class Consolidation:
                 if md in tomb.digests:
                     res.dropped.append({"item": f"supersede:{i}", "reason": "forgotten"})
                     continue
+                rule = find_secret(s.content)
+                if rule is not None:  # the secrets policy: a summarizer's text is never allowed
+                    res.dropped.append({"item": f"supersede:{i}", "reason": "secret", "rule": rule})
+                    continue
                 if write:
                     new, _old = store.supersede(
                         s.id,
@@ -1109,6 +1114,10 @@ class Consolidation:
             self.store.check_not_tombstoned(rec)
         except TombstonedError:
             res.dropped.append({"item": item, "reason": "forgotten"})
+            return None
+        secret = record_secret(rec)
+        if secret is not None:  # the secrets policy: a summarizer's text is never allowed
+            res.dropped.append({"item": item, "reason": "secret", "rule": secret[1]})
             return None
         if not write:
             digests.setdefault(md, "")

@@ -117,9 +117,14 @@ class ValidationError(InvalidInputError):
 
 class SecretRefusedError(InvalidInputError):
     """Text that holds a credential (a key, token, password, card number...), refused by the
-    secrets policy (``format/secretpolicy.py``) unless the caller allows it explicitly."""
+    secrets policy (``format/secretpolicy.py``) unless the caller allows it explicitly.
+    ``rule`` names the rule that fired (never the text)."""
 
     code = "secret"
+
+    def __init__(self, message: str, *, rule: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.rule = rule
 
 
 class StoreInvalidError(MemError):

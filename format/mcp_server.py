@@ -28,7 +28,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 from . import ids
-from .errors import ConflictError, IndexUnavailableError, MemError, NotFoundError, ValidationError
+from .errors import (
+    ConflictError,
+    IndexUnavailableError,
+    MemError,
+    NotFoundError,
+    SecretRefusedError,
+    ValidationError,
+)
 from .record import Record
 from .store import ForgetPlan, RecordFilter, Store
 
@@ -493,8 +500,18 @@ def _search_payload(response: Any, scopes: Sequence[str]) -> dict[str, Any]:
     }
 
 
+#: MCP has no override of the secrets policy: an agent (or a prompt injected into it) must not
+#: be able to store a credential; a person can, with ``mem add --allow-secret``.
+MCP_SECRET_HINT = (
+    "mem does not store secrets for agents; ask the user to keep it in a password manager "
+    "(a person can store it with `mem add --allow-secret`)"
+)
+
+
 def error_text(exc: MemError) -> str:
     """The text of an MCP error result: ``error [code]: message``."""
+    if isinstance(exc, SecretRefusedError):
+        return f"error [{exc.code}]: {exc.message} (hint: {MCP_SECRET_HINT})"
     return f"error [{exc.code}]: {exc}"
 
 

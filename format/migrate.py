@@ -11,6 +11,8 @@ decides an outcome for each item (``spec/cli/import.md``):
 - ``conflict``: a different record with the same id is already in the store;
 - ``refused_forgotten``: its id, content or source item is tombstoned in the scope, or it is
   derived from a forgotten item; not a failure;
+- ``refused_secret``: its text holds a secret (:mod:`.secretpolicy`) and ``allow_secret`` is
+  off; a failure (exit 4), reported by rule name, never with the text;
 - ``invalid`` / ``skipped_not_memory`` / ``skipped_empty``: reported by the reader.
 
 Records are applied before the tombstones and lifts of the same input (an export's tombstones
@@ -30,9 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from . import ids
-from .errors import ConflictError, MemError, TombstonedError, ValidationError
+from .errors import ConflictError, MemError, SecretRefusedError, TombstonedError, ValidationError
 from .importers.base import OUTCOMES, Entry, ImportItem, Problem, Tombstoneish, Where
 from .record import Record, dump_record, make_record, match_digest
+from .secretpolicy import check_record
 from .store import Store, source_key
 from .timeutil import format_time, now
 from .tombstones import Tombstone
@@ -47,6 +50,7 @@ class ImportOptions:
     keep_items: bool = False  # list every item's outcome in the summary (dry runs)
     #: import ``lift`` lines that do not accompany their record (an explicit, logged override)
     allow_forgotten: bool = False
+    allow_secret: bool = False  # store items whose text holds a secret (logged per record)
 
 
 @dataclass
@@ -87,9 +91,12 @@ class ImportSummary:
 
     @property
     def failed(self) -> bool:
-        """True when some input could not be imported (invalid lines, id conflicts)."""
+        """True when some input could not be imported (invalid lines, id conflicts, secrets)."""
         c = self.counts
-        return bool(c["invalid"] or c["conflict"] or self.tombstones["invalid"] or self.tombstones["conflict"])
+        return bool(
+            c["invalid"] or c["conflict"] or c["refused_secret"]
+            or self.tombstones["invalid"] or self.tombstones["conflict"]
+        )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -337,7 +344,7 @@ def _result(
                 scope=rec.scope if rec else None,
                 kind=rec.kind if rec else item.kind,
                 original_id=item.original_id,
-                content=(rec.content if rec else item.content)[:200],
+                content=None if outcome == "refused_secret" else (rec.content if rec else item.content)[:200],
             )
         )
 
@@ -601,15 +608,22 @@ def _apply_record(
 def _write(
     store: Store, state: _State, item: ImportItem, rec: Record, opts: ImportOptions, summary: ImportSummary
 ) -> None:
+    try:  # before the dry-run split, so that a dry run reports what a real run would
+        check_record(rec, allow=opts.allow_secret)
+    except SecretRefusedError as exc:
+        _result(summary, opts, "refused_secret", item, rec, message=exc.message)
+        return
     if not opts.dry_run:
         detail: dict[str, Any] = {"system": item.system}
         if item.original_id is not None and item.record is None:
             detail["original_id"] = item.original_id
         try:
             if rec.supersedes:
-                rec, _ = store.put_superseding(rec, op="import", detail=detail)
+                rec, _ = store.put_superseding(
+                    rec, op="import", detail=detail, allow_secret=opts.allow_secret
+                )
             else:
-                rec = store.put(rec, op="import", detail=detail)
+                rec = store.put(rec, op="import", detail=detail, allow_secret=opts.allow_secret)
         except TombstonedError as exc:
             _result(summary, opts, "refused_forgotten", item, rec, message=exc.message)
             return

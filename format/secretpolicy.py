@@ -1,6 +1,6 @@
 """The secrets policy: text that holds a credential is never stored unless explicitly allowed.
 
-One detector and one policy for every write path (``spec/format.md`` §8.1, rules listed in
+One detector and one policy for every write path (``spec/format.md`` §5.5, rules listed in
 ``spec/capture.md`` "Secrets"):
 
 - :func:`find_secret` names the first rule that fires on a text (``"password"``,
@@ -29,9 +29,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class SecretRule:
+    """A rule: its name (reported), its pattern (compiled on first use: compiling every rule
+    costs tens of milliseconds, which commands that never write must not pay) and what it
+    fires on."""
+
     name: str
-    regex: re.Pattern[str]
+    pattern: str
     description: str
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)  # re's own cache keeps the compiled pattern
 
 
 # "is", "was", "=", ":"... between a name and the value it states.
@@ -71,32 +79,32 @@ _TOKEN_NAMES = (
 SECRET_RULES: tuple[SecretRule, ...] = (
     SecretRule(
         "private-key",
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"),
+        (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"),
         "PEM / OpenSSH / PGP private key block",
     ),
-    SecretRule("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "AWS access key id"),
+    SecretRule("aws-access-key", (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "AWS access key id"),
     SecretRule(
         "github-token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        (r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
         "GitHub personal, OAuth, app or fine-grained token",
     ),
     SecretRule(
         "slack-token",
-        re.compile(r"\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"),
+        (r"\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"),
         "Slack bot, user or app token",
     ),
     SecretRule(
-        "stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), "Stripe key"
+        "stripe-key", (r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), "Stripe key"
     ),
     SecretRule(
         "sk-api-key",
-        re.compile(r"\bsk-(?:[A-Za-z]{2,8}-)?[A-Za-z0-9_-]{20,}"),
+        (r"\bsk-(?:[A-Za-z]{2,8}-)?[A-Za-z0-9_-]{20,}"),
         "API key of the 'sk-...' family (OpenAI, Anthropic and others)",
     ),
-    SecretRule("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "Google API key"),
+    SecretRule("google-api-key", (r"\bAIza[0-9A-Za-z_-]{35}"), "Google API key"),
     SecretRule(
         "vendor-token",
-        re.compile(
+        (
             r"\b(?:glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}"
             r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-AgE[A-Za-z0-9_-]{50,})"
         ),
@@ -104,20 +112,20 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        (r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
         "JSON Web Token",
     ),
     SecretRule(
-        "bearer-token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*"), "HTTP bearer token"
+        "bearer-token", (r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*"), "HTTP bearer token"
     ),
     SecretRule(
         "url-credentials",
-        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@"),
+        (r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@"),
         "user:password inside a URL",
     ),
     SecretRule(
         "password",
-        re.compile(
+        (
             r"(?i:\b(?:" + _PASSWORD_NAMES + r")\b" + _QUALIFIER + _CONNECT + r")"
             + _NOT_A_VALUE + r"\S+"
         ),
@@ -126,7 +134,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "password-set",
-        re.compile(
+        (
             r"(?i:\b(?:change[ds]?|set|reset|update[ds]?|use|try)\b[^.!?\n]{0,30}?"
             r"\b(?:pass\s?word|passcode|passphrase|pin|pw)\s+(?:to\s+|as\s+)?)"
             + _DIGIT_VALUE + _NOT_A_VALUE + r"\S{4,}"
@@ -135,7 +143,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "access-code",
-        re.compile(
+        (
             r"(?i:\b(?:" + _CODE_NAMES + r")\b" + _QUALIFIER + _CONNECT + r")"
             + r"[*#]?" + _DIGIT_VALUE + r"\S+"
         ),
@@ -143,7 +151,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "login-pair",
-        re.compile(
+        (
             r"(?i:\b(?:login|log-in|sign-in|credentials|creds)\b" + _QUALIFIER + _CONNECT + r")"
             + r"[^\s/:]+\s*[/:](?!//)\s*\S+"
         ),
@@ -151,7 +159,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "recovery-codes",
-        re.compile(
+        (
             r"(?i:\b(?:(?:2fa|mfa|two[\s-]factor|otp|backup|recovery|authenticator)\s+){1,3}"
             r"(?:codes?|keys?)\b" + _QUALIFIER + _CONNECT + r")"
             + r"(?=[\w-]*\d)[\w-]{3,}"
@@ -160,7 +168,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "seed-phrase",
-        re.compile(
+        (
             r"(?i:\b(?:seed|recovery|mnemonic|wallet)\s+(?:phrase|words)\b" + _CONNECT + r")"
             + r"(?:[a-z]+\s+){11,23}[a-z]+"
         ),
@@ -168,7 +176,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "api-key",
-        re.compile(
+        (
             r"(?i:(?<![A-Za-z0-9])(?:" + _TOKEN_NAMES + r")\b" + _QUALIFIER + _CONNECT + r")"
             + _NOT_A_VALUE + r"(?:" + _DIGIT_VALUE + r"\S{6,}|\S{20,})"
         ),
@@ -176,7 +184,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "card-number",
-        re.compile(
+        (
             r"(?i:\b(?:card|credit card|debit card|account|bank account|iban|routing)\s*"
             r"(?:number|no\.?|#)?" + _CONNECT + r")"
             r"(?:\d[\d -]{4,}\d|[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7})"
@@ -185,12 +193,12 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
     SecretRule(
         "us-ssn",
-        re.compile(r"(?i)(?:\b(?:ssn|social security(?: number)?)\b.{0,20})?\b\d{3}-\d{2}-\d{4}\b"),
+        (r"(?i)(?:\b(?:ssn|social security(?: number)?)\b.{0,20})?\b\d{3}-\d{2}-\d{4}\b"),
         "US social security number",
     ),
     SecretRule(
         "high-entropy-token",
-        re.compile(
+        (
             r"(?<![A-Za-z0-9+/_-])(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[a-z])"
             r"(?=[A-Za-z0-9+/_-]*[A-Z])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])"
         ),
@@ -198,7 +206,8 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
 )
 
-_CARD_RE = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+_CARD_RE = r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"
+_compiled: list[tuple[str, re.Pattern[str]]] = []
 
 
 def luhn_ok(digits: str) -> bool:
@@ -215,7 +224,7 @@ def luhn_ok(digits: str) -> bool:
 
 
 def _has_card(text: str) -> bool:
-    for m in _CARD_RE.finditer(text):
+    for m in re.finditer(_CARD_RE, text):
         digits = re.sub(r"\D", "", m.group(0))
         if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_ok(digits):
             return True
@@ -226,9 +235,11 @@ def find_secret(text: str) -> str | None:
     """The name of the first secret rule that fires on ``text``, or None. Never the secret."""
     if _has_card(text):
         return "card-number"
-    for rule in SECRET_RULES:
-        if rule.regex.search(text):
-            return rule.name
+    if not _compiled:
+        _compiled.extend((rule.name, rule.regex) for rule in SECRET_RULES)
+    for name, regex in _compiled:
+        if regex.search(text):
+            return name
     return None
 
 
@@ -295,6 +306,7 @@ def check_record(rec: Record, *, old: Record | None = None, allow: bool = False)
     where = "the content" if field == "content" else f"the {field} field"
     raise SecretRefusedError(
         f"{where} looks like it holds a secret (rule {rule}); mem does not store secrets",
+        rule=rule,
         hint=REFUSAL_HINT,
     )
 

@@ -64,6 +64,7 @@ from .record import (
     read_record_file,
     validate_record,
 )
+from .secretpolicy import check_record
 from .timeutil import format_time, now, parse_time
 from .tombstones import Tombstone, TombstoneSet
 
@@ -207,6 +208,15 @@ def superseded_version(old: Record, by_id: str, at: _dt.datetime, valid_from: _d
     return old.with_changes(
         status="superseded", superseded_by=by_id, superseded_at=at, valid_to=valid_to, updated_at=at
     )
+
+
+def _secret_detail(detail: Mapping[str, Any] | None, allowed: str | None) -> dict[str, Any]:
+    """The audit detail of a write, with ``allow_secret: <rule>`` when the secrets policy was
+    overridden (the rule's name only, never the text)."""
+    out = dict(detail or {})
+    if allowed is not None:
+        out["allow_secret"] = allowed
+    return out
 
 
 def _brief(r: Record) -> dict[str, Any]:
@@ -730,9 +740,12 @@ class Store:
         detail: Mapping[str, Any] | None = None,
         allow_tombstoned: bool = False,
         override_reason: str | None = None,
+        allow_secret: bool = False,
     ) -> Record:
-        """Write a new record (already built). Refuses an existing id and forgotten content."""
+        """Write a new record (already built). Refuses an existing id, forgotten content and
+        (unless ``allow_secret``) text that holds a secret (:mod:`.secretpolicy`)."""
         rec = validate_record(rec)
+        detail = _secret_detail(detail, check_record(rec, allow=allow_secret))
         with self.lock:
             if self._id_exists(rec.id):
                 raise ConflictError(f"a record with id {rec.id} already exists")
@@ -765,6 +778,7 @@ class Store:
         allow_tombstoned: bool = False,
         override_reason: str | None = None,
         op: str = "add",
+        allow_secret: bool = False,
     ) -> Record:
         """Create a record. ``derived_from`` ids must exist (lineage is never dangling)."""
         src = dict(source or {"type": "api"})
@@ -788,7 +802,10 @@ class Store:
         with self.lock:
             # under the lock: a forget of a source cannot slip in between the check and the write
             self._check_lineage(derived)
-            return self.put(rec, op=op, allow_tombstoned=allow_tombstoned, override_reason=override_reason)
+            return self.put(
+                rec, op=op, allow_tombstoned=allow_tombstoned, override_reason=override_reason,
+                allow_secret=allow_secret,
+            )  # fmt: skip
 
     def _check_lineage(self, derived: Iterable[str]) -> None:
         """Refuse ``derived_from`` ids that are not live records (call it under the lock)."""
@@ -849,6 +866,7 @@ class Store:
         override_reason: str | None = None,
         detail: Mapping[str, Any] | None = None,
         op: str = "update",
+        allow_secret: bool = False,
     ) -> Record:
         """Change fields of a record in place (content corrections, tags, validity...).
 
@@ -878,19 +896,21 @@ class Store:
             new = validate_record(old.with_changes(**changes))
             if new == old.with_changes(updated_at=new.updated_at):
                 return old  # nothing changed: no write, no git diff
+            detail = _secret_detail(detail, check_record(new, old=old, allow=allow_secret))
             if scope is not None and scope != old.scope and self.find_path(old.id, scope):
                 raise ConflictError(f"record {old.id} already exists in scope {scope!r}")
             admit = (allow_tombstoned, override_reason) if content is not None or new.scope != old.scope else None
             return self._rewrite(old, new, op, detail, admit)
 
     def replace(self, new: Record, *, op: str = "update", detail: Mapping[str, Any] | None = None,
-                allow_tombstoned: bool = False) -> Record:
+                allow_tombstoned: bool = False, allow_secret: bool = False) -> Record:
         """Replace a record by an edited version of it (``mem edit``); id must be unchanged."""
         with self.lock:
             old = self.get(new.id)
             new = validate_record(new.with_changes(updated_at=now()))
             if new.with_changes(updated_at=None) == old.with_changes(updated_at=None):
                 return old
+            detail = _secret_detail(detail, check_record(new, old=old, allow=allow_secret))
             admit = (allow_tombstoned, None) if new.match_digest != old.match_digest or new.scope != old.scope else None
             return self._rewrite(old, new, op, detail, admit)
 
@@ -947,6 +967,7 @@ class Store:
         status: str = "active",
         derived_from: Iterable[str] = (),
         scope: str | None = None,
+        allow_secret: bool = False,
     ) -> tuple[Record, Record]:
         """Record that ``content`` replaces the record ``old_id`` from ``valid_from`` (default now).
 
@@ -979,12 +1000,16 @@ class Store:
                 derived_from=(*old.derived_from, *extra_lineage),
                 source=src,
             )
-            new, old_new = self._commit_supersession(old, new, "supersede", reason)
+            allowed = check_record(new, old=old, allow=allow_secret)
+            new, old_new = self._commit_supersession(
+                old, new, "supersede", reason, _secret_detail(None, allowed)
+            )
         self._notify([Change("put", new.id, new.scope, new), Change("put", old.id, old.scope, old_new)])
         return new, old_new
 
     def put_superseding(
-        self, new: Record, *, op: str = "supersede", detail: Mapping[str, Any] | None = None
+        self, new: Record, *, op: str = "supersede", detail: Mapping[str, Any] | None = None,
+        allow_secret: bool = False,
     ) -> tuple[Record, Record]:
         """Write a prebuilt record that supersedes ``new.supersedes[0]`` (an import of another
         system's history): as :meth:`supersede`, with the new record's own ``recorded_at`` as
@@ -999,6 +1024,7 @@ class Store:
             old = self.get(new.supersedes[0], new.scope)
             if old.status not in ("active", "candidate"):
                 raise ConflictError(f"record {old.id} is {old.status}; only an active or candidate record can be superseded")
+            detail = _secret_detail(detail, check_record(new, old=old, allow=allow_secret))
             new, old_new = self._commit_supersession(old, new, op, None, detail)
         self._notify([Change("put", new.id, new.scope, new), Change("put", old.id, old.scope, old_new)])
         return new, old_new

@@ -31,7 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import ids
-from ..errors import InvalidInputError, MemError, RecordParseError, TombstonedError
+from ..errors import (
+    InvalidInputError,
+    MemError,
+    RecordParseError,
+    SecretRefusedError,
+    TombstonedError,
+)
 from ..fsutil import atomic_write, ensure_dir
 from ..record import Record, match_digest
 from ..timeutil import format_time, now, parse_time
@@ -400,6 +406,8 @@ def capture(
                 )
             except TombstonedError:
                 item.outcome = "suppressed-forgotten"
+            except SecretRefusedError as exc:  # the store's policy caught what extract did not
+                item.outcome, item.secret, item.content, item.quote = "refused-secret", exc.rule, None, None
             else:
                 item.id = rec.id
                 idx.live[digest] = rec.id

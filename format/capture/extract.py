@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..secretpolicy import find_secret
 from .confidence import CONFIDENCE, DEFAULT_CONFIDENCE
 from .idioms import find_idiom
 from .normalize import clauses_ex, complete, normalize, strip_leadins
@@ -15,7 +16,6 @@ from .patterns import (
     split_sentences,
     turn_guard,
 )
-from ..secretpolicy import find_secret
 
 MAX_CONTENT = 300
 

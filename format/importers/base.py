@@ -31,6 +31,7 @@ OUTCOMES: tuple[str, ...] = (
     "duplicate",
     "conflict",
     "refused_forgotten",
+    "refused_secret",
     "invalid",
     "skipped_not_memory",
     "skipped_empty",

@@ -11,7 +11,7 @@ from ..conftest import run_mem
 from . import builders as b
 
 COUNT_KEYS = [
-    "created", "unchanged", "duplicate", "conflict", "refused_forgotten", "invalid",
+    "created", "unchanged", "duplicate", "conflict", "refused_forgotten", "refused_secret", "invalid",
     "skipped_not_memory", "skipped_empty",
 ]  # fmt: skip
 
