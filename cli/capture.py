@@ -10,6 +10,7 @@ import typer
 
 from .common import emit_json, info, open_store, warn
 from .embed import embed_written
+from .termtext import safe_line
 
 FORMAT_HELP = (
     "Transcript format: auto (default: detected from the content), claude-code, codex, chatgpt, "
@@ -166,7 +167,7 @@ def _print_report(report) -> None:  # type: ignore[no-untyped-def]
         ident = it.id or "-"
         # a dry run wrote nothing: its rows say what a run would do
         label = DRY_RUN_LABELS.get(it.outcome, it.outcome) if report.dry_run else it.outcome
-        out.write(f"{label:<21} {ident:<26} {it.kind:<11} {it.confidence:.2f}  {it.content}\n")
+        out.write(f"{label:<21} {ident:<26} {it.kind:<11} {it.confidence:.2f}  {safe_line(it.content or '')}\n")
     for s in report.sources:
         if s.rewritten:
             warn(f"{s.transcript} changed since it was last captured (not just appended to): read again")

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mem.format.errors import MemError
 
+from .termtext import json_safe, safe
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -65,12 +67,12 @@ def open_store() -> Store:
 
 def emit_json(obj: Any) -> None:
     """Write one JSON document to stdout (data only; messages go to stderr)."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_safe(json.dumps(obj, ensure_ascii=False, indent=2)) + "\n")
     sys.stdout.flush()
 
 
 def emit_jsonl(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.write(json_safe(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))) + "\n")
     sys.stdout.flush()
 
 
@@ -78,15 +80,15 @@ def info(message: str) -> None:
     """A message for the person at the terminal (stderr; silenced by --quiet)."""
     if OPTIONS.quiet:
         return
-    err_console().print(message, markup=False)
+    err_console().print(safe(message), markup=False)
 
 
 def warn(message: str) -> None:
     """A warning (stderr; shown even with --quiet)."""
     if color_enabled() and sys.stderr.isatty():
-        err_console().print(f"[yellow]warning:[/yellow] {escape(message)}")
+        err_console().print(f"[yellow]warning:[/yellow] {escape(safe(message))}")
     else:
-        sys.stderr.write(f"warning: {message}\n")
+        sys.stderr.write(f"warning: {safe(message)}\n")
 
 
 class SkipUnreadable:
@@ -107,12 +109,12 @@ def escape(text: str) -> str:
 
 def report_error(exc: MemError) -> None:
     if OPTIONS.json_errors:
-        sys.stderr.write(json.dumps(exc.to_json(), ensure_ascii=False) + "\n")
+        sys.stderr.write(json_safe(json.dumps(exc.to_json(), ensure_ascii=False)) + "\n")
         return
     if color_enabled() and sys.stderr.isatty():
-        err_console().print(f"[red]error:[/red] {escape(str(exc))}")
+        err_console().print(f"[red]error:[/red] {escape(safe(str(exc)))}")
     else:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {safe(str(exc))}\n")
 
 
 def report_usage_error(exc: Any) -> None:

@@ -10,6 +10,7 @@ import typer
 from .common import emit_json, info, open_store, progress, split_csv, warn
 from .embed import embed_written
 from .render import one_line
+from .termtext import safe_line
 
 if TYPE_CHECKING:
     from mem.format.consolidate import Report, WindowResult
@@ -22,7 +23,7 @@ def _line(r: WindowResult) -> str:
     if w.overlap:
         head += f" ({w.overlap} overlap)"
     if r.refusal is not None:
-        return f"{head}  {r.refusal.code}: {r.refusal.message}"
+        return f"{head}  {r.refusal.code}: {safe_line(r.refusal.message)}"
     parts: list[str] = []
     below: list[str] = []
     if r.outcome == "previewed":

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import emit_json, open_store, warn
+from .termtext import safe_line
 
 
 def register(app: typer.Typer) -> None:
@@ -61,7 +62,8 @@ def register(app: typer.Typer) -> None:
             for e in events:
                 detail = e.get("detail") or {}
                 extra = " ".join(f"{k}={v}" for k, v in detail.items() if v not in (None, ""))
-                out.write(
+                line = (
                     f"{e.get('ts')}  {e.get('op', ''):<14} {e.get('id') or '-':<26}  "
-                    f"{e.get('scope') or '-':<12} {e.get('actor', '')}{'  ' + extra if extra else ''}\n"
+                    f"{e.get('scope') or '-':<12} {e.get('actor', '')}{'  ' + extra if extra else ''}"
                 )
+                out.write(safe_line(line) + "\n")  # reasons and actors are anyone's text

@@ -9,12 +9,14 @@ from mem.format.record import Record
 from mem.format.timeutil import format_time
 
 from .common import color_enabled
+from .termtext import safe
 
 STATUS_STYLE = {"active": "green", "candidate": "yellow", "superseded": "dim", "rejected": "red"}
 
 
 def one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+    """``text`` on one line (white space collapsed), cut to ``width``, safe to print."""
+    flat = safe(" ".join(text.split()))
     return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
 
 
@@ -113,5 +115,5 @@ def print_record(r: Record) -> None:
         lines.append((f"source.{k}", str(v)))
     lines.append(("digest", r.digest))
     width = max(len(k) for k, _ in lines)
-    out = "".join(f"{k.ljust(width)}  {v}\n" for k, v in lines)
-    sys.stdout.write(out + "\n" + r.content)
+    out = "".join(f"{k.ljust(width)}  {safe(v)}\n" for k, v in lines)
+    sys.stdout.write(out + "\n" + safe(r.content))

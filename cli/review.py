@@ -14,18 +14,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .common import emit_json, info, open_store, split_csv
+from .termtext import safe
 
 if TYPE_CHECKING:
     from mem.format.record import Record
     from mem.format.store import Store
 
 KEYS_HELP = "[a]ccept  [e]dit  [r]eject  [s]kip  [u]ndo  [q]uit"
-_CTRL = {i: f"\\x{i:02x}" for i in range(32) if i not in (9, 10)}
-
-
-def _safe(text: str) -> str:
-    """Text for the terminal: control characters (escape sequences) shown, not obeyed."""
-    return text.translate(_CTRL).replace("\x7f", "\\x7f")
 
 
 def candidates(store: Store, scopes: list[str] | None, kinds: list[str] | None, sort: str) -> list[Record]:
@@ -44,10 +39,10 @@ def describe(rec: Record, pos: int, total: int) -> str:
     lines = [
         "",
         f"[{pos}/{total}] {rec.id}  {rec.kind}  confidence {rec.confidence:.2f}  scope {rec.scope}  ({rec.status})",
-        "  " + _safe(rec.content.strip()).replace("\n", "\n  "),
+        "  " + safe(rec.content.strip()).replace("\n", "\n  "),
     ]
     if src.get("quote"):
-        lines.append(f"  said:  \"{_safe(str(src['quote']))}\"")
+        lines.append(f"  said:  \"{safe(str(src['quote']))}\"")
     where = []
     if src.get("transcript"):
         where.append(str(src["transcript"]))
@@ -59,7 +54,7 @@ def describe(rec: Record, pos: int, total: int) -> str:
         where.append(f"pattern {src['pattern']}")
     if not where:
         where.append(f"{src.get('type', 'unknown')} ({src.get('writer', '')})".strip())
-    lines.append("  from:  " + _safe(" · ".join(where)))
+    lines.append("  from:  " + safe(" · ".join(where)))
     seen = src.get("sighting_count")
     if isinstance(seen, int) and seen > 0:
         lines.append(f"  seen again {seen} time(s) since")
@@ -283,7 +278,7 @@ def register(app: typer.Typer) -> None:
             else:
                 for r in recs:
                     sys.stdout.write(
-                        f"{r.id}  {r.kind:<11} {r.confidence:.2f}  {r.scope:<12} {_safe(r.content.strip().splitlines()[0])}\n"
+                        f"{r.id}  {r.kind:<11} {r.confidence:.2f}  {r.scope:<12} {safe(r.content.strip().splitlines()[0])}\n"
                     )
                 info(f"{len(recs)} candidate(s)")
             return

@@ -15,6 +15,8 @@ import sys
 # json's output, without importing json (which imports re and enum: a third of a lean search)
 from mem.format.jsonlite import dumps as _json_dumps
 
+from .termtext import json_safe, safe
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms)
 if TYPE_CHECKING:
     from typing import Any
@@ -35,7 +37,7 @@ _SWITCH = {"--rerank": ("rerank", True), "--no-rerank": ("rerank", False)}
 def render(res: SearchResult | LeanResult, query: str, json_out: bool, explain: bool) -> None:
     """Print a search result (shared by the fast path and the typer command)."""
     if json_out:
-        sys.stdout.write(_json_dumps({"query": query, **res.to_dict()}, indent=2) + "\n")
+        sys.stdout.write(json_safe(_json_dumps({"query": query, **res.to_dict()}, indent=2)) + "\n")
         sys.stdout.flush()
         return
     out = sys.stdout
@@ -44,11 +46,12 @@ def render(res: SearchResult | LeanResult, query: str, json_out: bool, explain: 
         first = lines[0] if lines else ""
         if len(first) > 100:
             first = first[:99] + "…"
+        first = safe(first).replace("\t", " ")
         if len(lines) > 1:  # a multi-line memory says that it has more (`mem show ID` prints it)
             first += f"  (+{len(lines) - 1} more line{'s' if len(lines) > 2 else ''})"
-        out.write(f"{h.score:.4f}  {h.id}  {h.scope}/{h.kind}/{h.status}  [{'+'.join(h.arms)}]  {first}\n")
+        out.write(f"{h.score:.4f}  {h.id}  {safe(h.scope)}/{safe(h.kind)}/{h.status}  [{'+'.join(h.arms)}]  {first}\n")
         if explain and h.explain is not None:
-            out.write("        " + _json_dumps(h.explain) + "\n")
+            out.write("        " + json_safe(_json_dumps(h.explain)) + "\n")
     if not res.hits:
         sys.stderr.write("no results\n")
 

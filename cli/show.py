@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import emit_json, open_store
+from .termtext import safe
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +29,7 @@ def register(app: typer.Typer) -> None:
         if json_out:
             emit_json(rec.to_dict())
         elif raw:
-            sys.stdout.write(dump_record(rec))
+            text = dump_record(rec)  # the file as stored; on a terminal, shown not obeyed
+            sys.stdout.write(safe(text) if sys.stdout.isatty() else text)
         else:
             print_record(rec)

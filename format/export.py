@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import ids
+from .csvcell import neutralize
 from .errors import RecordParseError
 from .fsutil import atomic_write, ensure_dir, remove_file
 from .importers.jsonl import EXPORT_FORMAT, EXPORT_VERSION
@@ -183,12 +184,14 @@ def csv_row(r: Record) -> list[str]:
 
 
 def write_csv(store: Store, out: IO[str], flt: ExportFilter) -> ExportCounts:
-    """One row per record (tombstones are not in CSV); re-importable with ``mem import --from csv``."""
+    """One row per record (tombstones are not in CSV); re-importable with ``mem import --from csv``.
+
+    Cells a spreadsheet would run as formulas are neutralized (:mod:`.csvcell`)."""
     counts = ExportCounts()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in iter_records(store, flt):
-        w.writerow(csv_row(r))
+        w.writerow([neutralize(cell) for cell in csv_row(r)])  # no cell runs as a formula
         counts.records += 1
     return counts
 

@@ -206,7 +206,10 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
 )
 
-_CARD_RE = r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"
+# 13 to 19 digits, spaces or dashes between, starting as issuers' numbers do (2-6: Mastercard,
+# Amex, Visa, Discover, Diners, JCB, UnionPay, Maestro), not inside a word: a millisecond time
+# (1700000200000) or an id like session_1700000200000_ab is no card, however its checksum falls.
+_CARD_RE = r"(?<![\w-])[2-6](?:[ -]?\d){12,18}(?![\w-])"
 _compiled: list[tuple[str, re.Pattern[str]]] = []
 
 

@@ -4,7 +4,8 @@ Columns (any order, unknown columns refused): ``id, scope, kind, status, confide
 valid_from, valid_to, recorded_at, updated_at, superseded_at, supersedes, superseded_by,
 derived_from, source, extra, digest, content``. ``tags``, ``supersedes`` and ``derived_from``
 are separated by commas or spaces; ``source`` and ``extra`` are JSON objects; empty cells mean
-"not given". Each row is then read like a JSON Lines object.
+"not given"; a cell neutralized against formulas loses that one apostrophe
+(:func:`mem.format.csvcell.restore`). Each row is then read like a JSON Lines object.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..csvcell import restore
 from ..errors import InvalidInputError, NotFoundError, ValidationError
 from .base import Entry, Problem, ReadOptions, Where
 from .jsonl import RECORD_KEYS, item_from_object
@@ -74,6 +76,7 @@ def read(path: Path, opts: ReadOptions) -> Iterator[Entry]:
             for k, v in row.items():
                 if v is None or v == "":
                     continue
+                v = restore(v)  # undo the export's formula neutralization (format/csvcell.py)
                 if k in _JSON_COLUMNS:
                     try:
                         obj[k] = json.loads(v)

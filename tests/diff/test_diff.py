@@ -37,7 +37,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict:
     s = Store.init(repo / "memory", actor="tester@test")
     a = s.add("Alice lives in Lyon", scope="alice", kind="fact")
     b = s.add("Alice likes tea", scope="alice", kind="preference", tags=["drinks"])
-    c = s.add(SECRET, scope="alice", kind="fact")
+    c = s.add(SECRET, scope="alice", kind="fact", allow_secret=True)  # a secret, as a user may store one
     c1 = commit(repo, "add")
     s.update(b.id, content="Alice likes green tea", add_tags=["green"], confidence=0.8)
     c2 = commit(repo, "update")
