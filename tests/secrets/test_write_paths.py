@@ -18,6 +18,7 @@ from mem.format.errors import ExitCode
 from mem.format.store import Store
 from tests.conftest import MEM_EXE, Result, run_mem
 from tests.importexport import builders as b
+from tests.importexport import peers
 
 SECRET = "The wifi password for the house is sunnyday123"  # missed by capture before this policy
 VALUE = "sunnyday123"
@@ -170,8 +171,51 @@ def _soulofwaifu(root: Path) -> Path:
     return soul
 
 
+def _mem0(root: Path) -> Path:
+    d = peers.build_mem0(root / "mem0")
+    data = json.loads((d / "export.json").read_text("utf-8"))
+    data["results"].append(peers._m0("5a3f3c1e-1b2d-4c6e-9f10-1a2b3c4d5e99", SECRET, "2025-06-04T10:00:00-07:00",
+                                     user_id="alice"))  # fmt: skip
+    (d / "export.json").write_text(json.dumps(data), "utf-8")
+    return d
+
+
+def _basic_memory(root: Path) -> Path:
+    d = peers.build_basic_memory(root / "bm")
+    (d / "house.md").write_text(f"---\ntitle: House\ntype: note\n---\n\n- [fact] {SECRET}\n", "utf-8")
+    return d
+
+
+def _claude_code(root: Path) -> Path:
+    project, _ = peers.build_claude_code(root / "cc")
+    claude = project / "CLAUDE.md"
+    claude.write_text(claude.read_text("utf-8") + f"\n- {SECRET}\n", "utf-8")
+    return project
+
+
+def _letta(root: Path) -> Path:
+    path = peers.build_letta(root / "sam.af")
+    af = json.loads(path.read_text("utf-8"))
+    af["agents"][0]["passages"].append({"id": "passage-9", "text": SECRET, "created_at": "2025-07-02T11:00:00Z"})
+    path.write_text(json.dumps(af), "utf-8")
+    return path
+
+
+def _chatgpt(root: Path) -> Path:
+    path = peers.build_chatgpt(root / "memories.txt")
+    path.write_text(path.read_text("utf-8") + SECRET + "\n", "utf-8")
+    return path
+
+
 READERS = {"jsonl": _jsonl, "csv": _csv, "windieos": _windieos, "matrixos": _matrixos,
-           "skales": _skales, "soulofwaifu": _soulofwaifu}  # fmt: skip
+           "skales": _skales, "soulofwaifu": _soulofwaifu, "mem0": _mem0, "basic-memory": _basic_memory,
+           "claude-code": _claude_code, "letta": _letta, "chatgpt-memories": _chatgpt}  # fmt: skip
+
+
+def test_every_reader_is_covered() -> None:
+    from mem.format.importers import SYSTEMS
+
+    assert set(READERS) == set(SYSTEMS)
 
 
 @pytest.mark.parametrize("system", sorted(READERS))
