@@ -102,7 +102,7 @@ def test_capture_output_escaped(store: Store, tmp_path: Path) -> None:
 def test_on_a_terminal(store: Store) -> None:
     rec = store.add(HOSTILE, scope="alice")
     env = {k: v for k, v in os.environ.items() if k not in ("MEM_STORE", "COLUMNS", "LINES")}
-    env.update({"MEM_STORE": str(store.root), "TERM": "xterm-256color", "NO_COLOR": "1",
+    env.update({"MEM_STORE": str(store.root), "TERM": "xterm-256color", "NO_COLOR": "1", "MEM_PAGER": "",
                 "MEM_EMBEDDER": "hashing"})  # fmt: skip
     assert MEM_EXE
     for args in (["list"], ["show", rec.id], ["show", rec.id, "--raw"], ["search", "likes", "--mode", "lexical"]):
