@@ -199,10 +199,11 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     SecretRule(
         "high-entropy-token",
         (
-            r"(?<![A-Za-z0-9+/_-])(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[a-z])"
-            r"(?=[A-Za-z0-9+/_-]*[A-Z])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])"
+            r"(?<![A-Za-z0-9+/_-])(?=(?:[A-Za-z+/_-]*\d){3})(?=(?:[A-Z0-9+/_-]*[a-z]){3})"
+            r"(?=(?:[a-z0-9+/_-]*[A-Z]){3})[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])"
         ),
-        "a long random-looking string of mixed-case letters and digits (32+ characters)",
+        "a long random-looking string (32+ characters, at least 3 digits, 3 lower-case and 3 "
+        "upper-case letters)",
     ),
 )
 

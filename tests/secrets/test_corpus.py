@@ -32,7 +32,9 @@ def test_corpus_verdict(line) -> None:  # type: ignore[no-untyped-def]
     ["I forgot my password yesterday", "the token ring network", "sk-ii skincare",
      "My password is too short", "The secret to good bread is time",
      # Luhn-valid by chance: a millisecond time, and an id made of one
-     "saved at 1700000200000 ms", "memories/1700000200000_ef56g"],
+     "saved at 1700000200000 ms", "memories/1700000200000_ef56g",
+     # one capital letter in a long name is no random token
+     "rollout-2026-11-30T10-15-02-019ad0c4-7e21-7c33-9b1e-2d5f6a7b8c9d.jsonl"],
 )
 def test_named_near_misses_are_innocent(text: str) -> None:
     assert find_secret(text) is None
