@@ -77,9 +77,13 @@ def _run_click(app: typer.Typer, args: list[str]) -> int:
     try:
         rv = group.main(args=args, prog_name="mem", standalone_mode=False)
     except click.exceptions.UsageError as exc:
-        # --json-errors may not have been parsed yet (a bad global option): look for it too
-        at = command_index(args)
-        OPTIONS.json_errors = OPTIONS.json_errors or "--json-errors" in args[: at if at is not None else len(args)]
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # `mem` alone: its help, even with --json-errors
+            return int(exc.exit_code)
+        # --json-errors may not have been parsed (a bad global option, an unknown command): it
+        # counts wherever it is, up to `--`
+        given = args[: args.index("--")] if "--" in args else args
+        OPTIONS.json_errors = OPTIONS.json_errors or "--json-errors" in given
         report_usage_error(exc)
         return int(exc.exit_code)
     except click.exceptions.ClickException as exc:

@@ -114,3 +114,11 @@ def test_add_without_text_on_a_terminal_is_a_missing_argument(env: dict[str, str
     child.close()
     assert child.exitstatus == 2, child.before
     assert "missing argument TEXT" in str(child.before)
+
+
+def test_log_goes_through_the_pager_too(env: dict[str, str], store: Store) -> None:
+    store.add("Alice drinks tea", scope="alice")
+    out = tty(["log"], {**env, "MEM_PAGER": "sed 's/^/PAGED: /'"})
+    assert "PAGED: " in out and " add " in out, out
+    out = tty(["log", "--no-pager"], {**env, "MEM_PAGER": "sed 's/^/PAGED: /'"})
+    assert "PAGED" not in out and " add " in out, out

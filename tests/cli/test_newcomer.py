@@ -66,6 +66,12 @@ def test_json_errors_for_usage_errors(env: dict[str, str]) -> None:
         err = json.loads(r.stderr)
         assert err["error"] == "usage" and err["exit_code"] == 2, err
         assert set(err) == {"error", "message", "path", "line", "hint", "exit_code"}
+    r = run_mem("bogus", "--json-errors", env=env)  # an unknown command: the flag counts too
+    assert r.returncode == 2 and json.loads(r.stderr)["message"] == "No such command 'bogus'."
+    r = run_mem("--json-errors", env=env)  # an option but no command: a usage error too
+    assert r.returncode == 2 and json.loads(r.stderr)["message"] == "Missing command."
+    r = run_mem(env=env)  # nothing at all: the help
+    assert r.returncode == 2 and "Usage: mem" in r.stdout + r.stderr
     plain = run_mem("list", "--bogus", env=env)
     assert plain.returncode == 2 and "No such option: --bogus" in plain.stderr
 
