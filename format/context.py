@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInputError
+from .ids import check_scope
 from .tokens import TOKENIZER, count_tokens
 
 if TYPE_CHECKING:
@@ -209,6 +210,8 @@ def build(store: Store, args: ContextArgs) -> ContextBlock:
         raise InvalidInputError(f"--format {args.fmt!r} is not one of {', '.join(FORMATS)}")
     if args.budget is not None and args.budget < 0:
         raise InvalidInputError("--budget must be a number of tokens, 0 or more")
+    for s in args.scopes or ():
+        check_scope(s)
     items = order(store, args)
     total = len(items)
     if args.budget is None:

@@ -98,6 +98,11 @@ def test_budget_leaves_out_and_says_how_to_list_exactly_those(store: Store) -> N
     assert not any(i in listed.stdout for i in shown)
 
 
+def test_a_bad_scope_is_named(store: Store) -> None:
+    r = run_mem("--store", str(store.root), "context", "--scope", "../etc")
+    assert r.returncode == 4 and "../etc" in r.stderr and r.stdout == ""
+
+
 def test_budget_too_small_is_refused_with_its_minimum(store: Store) -> None:
     _seed(store)
     r = run_mem("--store", str(store.root), "context", "--budget", "5")
