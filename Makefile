@@ -5,7 +5,18 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := .demo-store
 
-.PHONY: dev demo test test-fast lint pytest bench clean
+.PHONY: dev demo test test-fast lint pytest bench clean test-py312 test-py313 test-versions
+
+# Other Python versions (CI runs the version subset below on each, in its own venv): found on PATH,
+# else under pyenv.
+PY312 ?= $(firstword $(shell command -v python3.12) $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12))
+PY313 ?= $(firstword $(shell command -v python3.13) $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13))
+# The version subset (not test-fast, which is most of the suite): what depends on the
+# interpreter (the lean search path's private-module fallbacks, jsonlite, start-up imports,
+# terminals, the record format and its parsers, the index libraries' wheels, the MCP SDK).
+VERSION_TESTS := tests/core tests/spec tests/secrets/test_corpus.py tests/search/test_lexfast.py \
+	tests/search/test_search_api.py tests/ecosystem/test_terminal.py tests/ecosystem/test_hostile_text.py \
+	tests/ecosystem/test_mcp_session.py tests/importexport/test_jsonl.py tests/capture/test_patterns.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,8 +56,28 @@ pytest: $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
 	$(BIN)/python -m pytest -n 2 -q
 
+# test-py3XX: a venv .venv3XX with that interpreter, mem installed editable with the dev extras
+# (an optional embedder without wheels for it is left out: its tests skip), the version subset.
+.venv%/.installed-stamp: pyproject.toml
+	@test -n "$(PY$*)" || { echo "no python for .venv$* (set PY$*=/path/to/python)"; exit 2; }
+	$(PY$*) -m venv .venv$*
+	.venv$*/bin/python -m pip install --quiet --upgrade pip
+	.venv$*/bin/python -m pip install --quiet -e '.[dev]' || .venv$*/bin/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+test-py312: .venv312/.installed-stamp
+	.venv312/bin/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	.venv312/bin/python -m pytest -n 2 -q -p no:cacheprovider $(VERSION_TESTS)
+
+test-py313: .venv313/.installed-stamp
+	.venv313/bin/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	.venv313/bin/python -m pytest -n 2 -q -p no:cacheprovider $(VERSION_TESTS)
+
+## test-versions: the version subset on Python 3.12 and 3.13
+test-versions: test-py312 test-py313
+
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) $(DEMO) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv312 .venv313 $(DEMO) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -34,8 +34,19 @@ class _Context:
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
 
 
-_scan = None if _json is None else _json.make_scanner(_Context())  # type: ignore[arg-type]
-_encode_str = None if _json is None else _json.encode_basestring
+def _accelerators() -> tuple[Any, Any]:
+    """``_json``'s scanner and string encoder, or (None, None): ``_json`` is private, and an
+    interpreter whose ``make_scanner`` reads other settings (or has no ``_json``) gets json itself
+    for everything (tests/core/test_pyversions.py runs this module without ``_json``)."""
+    if _json is None:
+        return None, None
+    try:
+        return _json.make_scanner(_Context()), _json.encode_basestring  # type: ignore[arg-type]
+    except (AttributeError, TypeError):
+        return None, None
+
+
+_scan, _encode_str = _accelerators()
 
 
 def loads(text: str) -> Any:

@@ -44,10 +44,17 @@ from .recordtext import (
     split_record_text,
 )
 
-try:  # the builtin module: hashlib would load OpenSSL (a few ms) for one digest per hit
+# SHA-256 from CPython's builtin module, because hashlib would load OpenSSL (a few ms) for one
+# digest per hit. The builtin is private and was renamed: ``_sha256`` up to 3.11, ``_sha2`` from
+# 3.12. hashlib is the fallback for any interpreter with neither (tests/core/test_pyversions.py
+# checks that all three give the same digests, and that the lean path runs without the builtins).
+try:
     from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - other interpreters
-    from hashlib import sha256 as _sha256  # type: ignore[assignment]
+except ImportError:
+    try:
+        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,no-redef]
+    except ImportError:
+        from hashlib import sha256 as _sha256  # type: ignore[assignment]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
