@@ -7,10 +7,13 @@ DEMO   := .demo-store
 
 .PHONY: dev demo test test-fast lint pytest bench clean test-py312 test-py313 test-versions
 
-# Other Python versions (CI runs the version subset below on each, in its own venv): found on PATH,
-# else under pyenv.
-PY312 ?= $(firstword $(shell command -v python3.12) $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12))
-PY313 ?= $(firstword $(shell command -v python3.13) $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13))
+# Other Python versions (CI runs the version subset below on each, in its own venv): under
+# pyenv, else on PATH
+# (the first that runs: a pyenv shim on PATH may exist and still refuse to run)
+find_python = $(shell for p in $(HOME)/.pyenv/versions/$(1)*/bin/python$(1) python$(1); do \
+	"$$p" -c "" >/dev/null 2>&1 && { command -v "$$p"; break; }; done)
+PY312 ?= $(call find_python,3.12)
+PY313 ?= $(call find_python,3.13)
 # The version subset (not test-fast, which is most of the suite): what depends on the
 # interpreter (the lean search path's private-module fallbacks, jsonlite, start-up imports,
 # terminals, the record format and its parsers, the index libraries' wheels, the MCP SDK).
