@@ -131,6 +131,7 @@ class _State:
         self.planned: dict[str, Record] = {}  # id -> record a dry run would have written
         self.logged_forgotten: set[str] | None = None  # ids of the log's forget events (read once)
         self.superseded: set[str] = set()  # ids superseded already (no second successor)
+        self.input_ids: set[str] = set()  # ids of the records in the input (the export shape)
         for r in store.iter_records(on_error=lambda e: None):
             self.note(r)
             if r.status == "superseded":
@@ -278,6 +279,7 @@ def import_entries(
         else:
             _problem(summary, e)
     state = _State(store)
+    state.input_ids = {it.record.id for it in items if it.record is not None}
     writer = _writer()
     ctx = store.batch() if not opts.dry_run else _NoBatch()
     with ctx:
@@ -579,6 +581,14 @@ def _apply_record(
         return
     if state.id_forgotten(rec.id):
         _result(summary, opts, "refused_forgotten", item, rec, message=f"record {rec.id} was forgotten")
+        return
+    sb = rec.superseded_by
+    if sb is not None and sb not in state.live and sb not in state.input_ids \
+            and store.tombstones.find_id(sb) is None:
+        _result(
+            summary, opts, "invalid", item, rec,
+            message=f"superseded_by names {sb}, which is neither in the store nor in the input [E207]",
+        )  # fmt: skip
         return
     key = source_key(rec.source)
     hit = state.forgotten(rec.scope, rec.match_digest, key)

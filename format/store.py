@@ -219,6 +219,22 @@ def _secret_detail(detail: Mapping[str, Any] | None, allowed: str | None) -> dic
     return out
 
 
+def check_supersession_fields(rec: Record) -> None:
+    """Refuse a record whose status and ``superseded_by`` disagree (``mem verify``'s E208):
+    writers refuse what verify rejects."""
+    if rec.status == "superseded" and rec.superseded_by is None:
+        raise ValidationError(
+            f"record {rec.id} has status superseded but no superseded_by [E208]",
+            hint="set superseded_by to the record that replaced it, or use `mem supersede`",
+        )
+    if rec.superseded_by is not None and rec.status != "superseded":
+        raise ValidationError(
+            f"record {rec.id} names superseded_by {rec.superseded_by} but its status is "
+            f"{rec.status} [E208]",
+            hint="a record with a successor has status superseded",
+        )
+
+
 def _brief(r: Record) -> dict[str, Any]:
     return {"id": r.id, "scope": r.scope, "kind": r.kind, "status": r.status, "content": r.content}
 
@@ -746,6 +762,7 @@ class Store:
         (unless ``allow_secret``) text that holds a secret (:mod:`.secretpolicy`)."""
         rec = validate_record(rec)
         detail = _secret_detail(detail, check_record(rec, allow=allow_secret))
+        check_supersession_fields(rec)
         with self.lock:
             if self._id_exists(rec.id):
                 raise ConflictError(f"a record with id {rec.id} already exists")
@@ -911,6 +928,14 @@ class Store:
             if new.with_changes(updated_at=None) == old.with_changes(updated_at=None):
                 return old
             detail = _secret_detail(detail, check_record(new, old=old, allow=allow_secret))
+            check_supersession_fields(new)
+            sb = new.superseded_by
+            if sb is not None and sb != old.superseded_by and self.find_path(sb) is None \
+                    and self.tombstones.find_id(sb) is None:
+                raise ValidationError(
+                    f"superseded_by names {sb}, which is not in the store [E207]",
+                    hint="name the record that replaced this one, or use `mem supersede`",
+                )
             admit = (allow_tombstoned, None) if new.match_digest != old.match_digest or new.scope != old.scope else None
             return self._rewrite(old, new, op, detail, admit)
 

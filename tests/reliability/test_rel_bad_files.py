@@ -187,3 +187,44 @@ def test_verify_beside_a_forget_reports_no_false_e201(tmp_path: Path) -> None:
     assert "E201" not in codes, out
     assert p.returncode == 0, (out, err)
     assert keep.id
+
+
+def _sed_editor(tmp_path: Path, script: str) -> dict[str, str]:
+    ed = tmp_path / "ed.sh"
+    ed.write_text(f"#!/bin/sh\nsed -i '{script}' \"$1\"\n")
+    ed.chmod(0o755)
+    return {"EDITOR": str(ed), "VISUAL": str(ed)}
+
+
+@pytest.mark.parametrize("script,code", [
+    ("s/^status: active$/status: superseded/", "E208"),  # superseded without superseded_by
+    ("s/^status: active$/status: superseded\\nsuperseded_by: 01JGZ00000000000000000000Z/", "E207"),  # dangling
+])
+def test_edit_refuses_what_verify_rejects(script: str, code: str, two_records: tuple[Path, str, str], tmp_path: Path) -> None:
+    root, _good, bad = two_records
+    path = root / "records" / "default" / f"{bad}.md"
+    before = path.read_bytes()
+    r = run_mem("--store", str(root), "edit", bad, env=_sed_editor(tmp_path, script))
+    assert r.returncode == 4 and "nothing saved" in r.stderr and code in r.stderr, r.stderr
+    assert path.read_bytes() == before
+    assert run_mem("--store", str(root), "verify").returncode == 0
+
+
+def test_import_refuses_what_verify_rejects(two_records: tuple[Path, str, str]) -> None:
+    root, _good, bad = two_records
+    exp = root.parent / "e.jsonl"
+    assert run_mem("--store", str(root), "export", "-o", str(exp)).returncode == 0
+    dest = root.parent / "d"
+    assert run_mem("init", str(dest)).returncode == 0
+    lines = [json.loads(x) for x in exp.read_text().splitlines()]
+    for o in lines:
+        if o.get("id") == bad:
+            o["status"] = "superseded"  # and no superseded_by
+        elif o.get("type") == "record":
+            o["status"] = "superseded"
+            o["superseded_by"] = "01JGZ00000000000000000000Z"  # names no record
+    exp.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    r = run_mem("--store", str(dest), "import", str(exp))
+    assert r.returncode != 0 and "E208" in r.stderr + r.stdout and "E207" in r.stderr + r.stdout, r.stderr
+    assert json.loads(run_mem("--store", str(dest), "list", "--json", "--status", "all").stdout) == []
+    assert run_mem("--store", str(dest), "verify").returncode == 0
