@@ -49,7 +49,8 @@ def record_specs(draw: st.DrawFn) -> list[dict[str, Any]]:
             "scope": draw(st.sampled_from(["default", "alice", "work.proj", "bob_2"])),
             "kind": draw(st.sampled_from([*KNOWN_KINDS, "custom_kind"])),
             "content": draw(_content),
-            "status": draw(st.sampled_from(STATUSES)),
+            # (superseded only with its successor: mem's writers refuse it alone, E208)
+            "status": draw(st.sampled_from([x for x in STATUSES if x != "superseded"])),
             "confidence": draw(st.floats(0, 1)),
             "tags": draw(st.lists(st.sampled_from(["a", "b-c", "日本", "x.y", "UPPER"]), max_size=3)),
             "valid_from": vf,
