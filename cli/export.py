@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -36,6 +38,39 @@ def _write_stream(ex: Any, fmt: str, store: Any, out: IO[str], flt: Any, tombsto
     return claudemd.write(store, out, flt)
 
 
+def _write_file(output: Path, write: Callable[[IO[str]], Any]) -> Any:
+    """Write an export to ``output`` and return what ``write`` returns.
+
+    A regular file (or a symbolic link to one, which stays a link) is replaced atomically by a
+    new owner-only (0600) file: an export holds every memory. Anything else that exists (a named
+    pipe, ``-o >(gzip)``, a device) is written through, never replaced by a rename.
+    """
+    from mem.format.fsutil import TMP_MARKER, ensure_dir, fsync_dir
+
+    try:
+        st = os.stat(output)  # follows a link: what a write would reach
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        with open(output, "w", encoding="utf-8", newline="") as f:
+            return write(f)
+    target = Path(os.path.realpath(output)) if output.is_symlink() else output
+    ensure_dir(target.parent.resolve(), 0o700)
+    tmp = target.parent / f".{target.name}{TMP_MARKER}{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with open(fd, "w", encoding="utf-8", newline="") as f:
+            result = write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+        fsync_dir(target.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return result
+
+
 def register(app: typer.Typer) -> None:
     @app.command("export")
     def export(
@@ -61,7 +96,6 @@ def register(app: typer.Typer) -> None:
         """Export records (and tombstones) to JSON Lines, CSV or a Markdown bundle."""
         from mem.format import export as ex
         from mem.format.errors import InvalidInputError, ValidationError
-        from mem.format.fsutil import TMP_MARKER, ensure_dir, fsync_dir
         from mem.format.ids import check_kind, check_scope
         from mem.format.record import STATUSES
 
@@ -97,18 +131,12 @@ def register(app: typer.Typer) -> None:
         else:
             if output.is_dir():
                 raise InvalidInputError("is a folder; give a file name", path=output)
-            ensure_dir(output.parent.resolve(), 0o755)
-            tmp = output.parent / f".{output.name}{TMP_MARKER}{secrets.token_hex(4)}"
             try:
-                with open(tmp, "w", encoding="utf-8", newline="") as f:
-                    counts = _write_stream(ex, fmt, store, f, flt, not no_tombstones)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, output)
-                fsync_dir(output.parent)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+                counts = _write_file(output, lambda f: _write_stream(ex, fmt, store, f, flt, not no_tombstones))
+            except OSError as exc:
+                from mem.format.fsutil import io_error
+
+                raise io_error(exc, output, "write the export to") from None
             counts.files.append(str(output))
         for w in counts.warnings:
             warn(w)

@@ -249,7 +249,7 @@ def scope_document(scope: str, records: list[Record], exported_at: str) -> str:
 def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
     """``<dir>/<scope>.md`` per scope and ``<dir>/_index.md`` (no scope can have that name)."""
     counts = ExportCounts()
-    ensure_dir(out_dir, 0o755)
+    ensure_dir(out_dir, 0o700)
     by_scope: dict[str, list[Record]] = {}
     unread: set[str] = set()  # scopes with a record left out: their old document is kept
 
@@ -267,12 +267,12 @@ def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCoun
     index = ["# Memory export", "", f"Exported {at} from `{store.root}` by mem.", ""]
     for scope in sorted(by_scope):
         name = f"{scope}.md"
-        atomic_write(out_dir / name, scope_document(scope, by_scope[scope], at), 0o644)
+        atomic_write(out_dir / name, scope_document(scope, by_scope[scope], at), 0o600)
         counts.files.append(str(out_dir / name))
         index.append(f"- [{scope}]({name}): {len(by_scope[scope])} record(s)")
     if not by_scope:
         index.append("(no records matched)")
-    atomic_write(out_dir / "_index.md", "\n".join(index) + "\n", 0o644)
+    atomic_write(out_dir / "_index.md", "\n".join(index) + "\n", 0o600)
     counts.files.append(str(out_dir / "_index.md"))
     counts.removed = _remove_stale_documents(out_dir, set(by_scope) | unread, flt)
     return counts

@@ -23,6 +23,12 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 
 
+def io_error(exc: OSError, path: Path, what: str) -> StoreIOError:
+    """The exit-11 error for an ``OSError`` met while doing ``what`` to ``path``, with a hint
+    for a full disk or a read-only file system."""
+    return _io_error(exc, path, what)
+
+
 def _io_error(exc: OSError, path: Path, what: str) -> StoreIOError:
     reason = exc.strerror or str(exc)
     hint = None

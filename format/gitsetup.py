@@ -2,7 +2,7 @@
 
 ``setup_git(root)`` writes, at the store root:
 
-* ``.gitignore``: ``.mem/`` (indexes, lock, clone id are local and rebuilt from the records);
+* ``.gitignore``: ``/.mem`` (indexes, lock, clone id are local and rebuilt from the records);
 * ``.gitattributes``: record files use the ``mem`` diff and merge drivers; audit logs and
   tombstones are append-only JSON Lines merged with git's built-in ``union`` driver, so two
   clones' appends merge without conflict (each clone also writes its own log file).
@@ -28,7 +28,8 @@ from .fsutil import atomic_write
 
 GITIGNORE = """\
 # mem: derived and local data (indexes, lock, clone id) is rebuilt from the records
-.mem/
+# (no trailing slash: the pattern must also match a committed symbolic link named .mem)
+/.mem
 """
 
 GITATTRIBUTES = """\

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -18,9 +19,10 @@ class WriterLock:
     it at once (no stale lock files to clean up).
     """
 
-    def __init__(self, path: Path, timeout: float = 10.0) -> None:
+    def __init__(self, path: Path, timeout: float = 10.0, check: Callable[[], None] | None = None) -> None:
         self.path = path
         self.timeout = timeout
+        self.check = check  # run before the lock is taken (the store refuses symlinked folders)
         self._fd: int | None = None
         self._depth = 0
 
@@ -37,8 +39,10 @@ class WriterLock:
         if self._fd is not None:
             self._depth += 1
             return
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        if self.check is not None:
+            self.check()
+        try:  # never through a symbolic link: it would create or lock a file outside the store
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         except OSError as exc:
             raise StoreIOError(f"cannot open the lock file: {exc.strerror}", path=self.path) from None
         deadline = time.monotonic() + max(0.0, self.timeout)

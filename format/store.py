@@ -305,7 +305,7 @@ class Store:
                 lock_timeout = float(env) if env else 10.0
             except ValueError:
                 raise ValidationError(f"{LOCK_TIMEOUT_ENV}={env!r} is not a number") from None
-        self.lock = WriterLock(self.local_dir / "lock", timeout=lock_timeout)
+        self.lock = WriterLock(self.local_dir / "lock", timeout=lock_timeout, check=self.check_no_symlinks)
         self._actor = actor
         self.tombstones = TombstoneSet(root / TOMBSTONES_DIR)
         self._log: AuditLog | None = None
@@ -384,6 +384,12 @@ class Store:
     @property
     def local_dir(self) -> Path:
         d = self.root / LOCAL_DIR
+        if d.is_symlink():  # indexes, lock and drafts would be written outside the store
+            raise StoreInvalidError(
+                f"{LOCAL_DIR}/ is a symbolic link; refusing to follow it out of the store",
+                path=d,
+                hint=f"remove the link (`rm {d}`): {LOCAL_DIR}/ holds only local, derived data",
+            )
         if not d.is_dir():
             ensure_dir(d)
             atomic_write(d / ".gitignore", "# local and derived data: never commit\n*\n")
@@ -669,6 +675,18 @@ class Store:
         self.check_appendable(scopes)
         with undoable():
             yield
+
+    def check_no_symlinks(self) -> None:
+        """Refuse to write (exit 5) when a folder mem writes to is a symbolic link: the audit log,
+        tombstones, capture state or indexes would be written outside the store."""
+        for name in (LOCAL_DIR, LOG_DIR, TOMBSTONES_DIR, STATE_DIR, RECORDS_DIR):
+            p = self.root / name
+            if p.is_symlink():
+                raise StoreInvalidError(
+                    f"{name}/ is a symbolic link; refusing to write through it out of the store",
+                    path=p,
+                    hint=f"replace the link by a real folder (e.g. copy the target's files into {name}/)",
+                )
 
     def check_appendable(self, scopes: Iterable[str] = ()) -> None:
         """Refuse (exit 5) before any change when the audit chain, or a tombstone file this write

@@ -64,7 +64,7 @@ def own_note(r: Record) -> str:
 
 def write(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
     counts = ExportCounts()
-    ensure_dir(out_dir, 0o755)
+    ensure_dir(out_dir, 0o700)
     by_scope: dict[str, dict[str, list[Record]]] = {}
     for r in peer_records(store, flt, counts, "basic-memory"):
         counts.records += 1
@@ -73,8 +73,8 @@ def write(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
         else:
             by_scope.setdefault(r.scope, {})
             path = out_dir / r.scope / f"{r.id}.md"
-            ensure_dir(path.parent, 0o755)
-            atomic_write(path, own_note(r), 0o644)
+            ensure_dir(path.parent, 0o700)
+            atomic_write(path, own_note(r), 0o600)
             counts.files.append(str(path))
     for scope, kinds in sorted(by_scope.items()):
         for kind, recs in sorted(kinds.items()):
@@ -83,8 +83,8 @@ def write(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
             body += [observation(r) for r in sorted(recs, key=lambda r: (r.recorded_at, r.id))]
             text = _frontmatter(title, "note", f"{scope}-{kind.replace('_', '-')}", [], None, scope) + "\n" + "\n".join(body) + "\n"
             path = out_dir / scope / f"{kind}.md"
-            ensure_dir(path.parent, 0o755)
-            atomic_write(path, text, 0o644)
+            ensure_dir(path.parent, 0o700)
+            atomic_write(path, text, 0o600)
             counts.files.append(str(path))
     tombstone_warning(store, flt, counts, "basic-memory")
     return counts

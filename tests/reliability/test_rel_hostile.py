@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rel_harness import has_command, mem
+from rel_harness import MEM_EXE, driver_env, has_command, mem
 
 from mem.format.errors import MemError
 from mem.format.record import dump_record, make_record, parse_record
@@ -222,3 +223,112 @@ def test_hostile_yaml_refused_or_bounded(tmp_path: Path, tally: Callable[..., No
     with pytest.raises(MemError, match="larger than"):
         read_record_file(big)
     tally("hostile input: YAML (custom tags, python objects, alias bomb, deep nesting, huge)", trials=1, examples=len(HOSTILE_YAML) + 1)
+
+
+@pytest.mark.parametrize("folder", ["log", "tombstones", "state", ".mem"])
+def test_symlinked_store_folders_refused_for_writes(folder: str, tmp_path: Path, tally: Callable[..., None]) -> None:
+    """(issue 19) log/, tombstones/, state/ and .mem as symbolic links: no write goes through."""
+    root = tmp_path / "s"
+    assert mem("init", str(root)).returncode == 0
+    rid = mem("--store", str(root), "add", "to be forgotten").stdout.strip()
+    outside = tmp_path / "outside"
+    shutil.copytree(root / folder, outside)
+    shutil.rmtree(root / folder)
+    os.symlink(outside, root / folder)
+    before = sorted((p.relative_to(outside), p.read_bytes()) for p in outside.rglob("*") if p.is_file())
+    problems = []
+    for args in (["add", "written through a link"], ["forget", "--yes", rid]):
+        r = mem("--store", str(root), *args)
+        if r.returncode != 5 or "symbolic link" not in r.stderr or "Traceback" in r.stderr:
+            problems.append(f"`mem {args[0]}` with {folder}/ a link: exit {r.returncode} {r.stderr[-200:]}")
+    after = sorted((p.relative_to(outside), p.read_bytes()) for p in outside.rglob("*") if p.is_file())
+    if after != before:
+        problems.append(f"written outside the store through {folder}/")
+    tally("hostile input: log/, tombstones/, state/, .mem as symlinks", trials=1, examples=2, inconsistent=len(problems))
+    assert problems == [], problems
+
+
+def test_lock_file_symlink_not_followed(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    assert mem("init", str(root)).returncode == 0
+    target = tmp_path / "victim"
+    lock = root / ".mem" / "lock"
+    lock.unlink(missing_ok=True)
+    os.symlink(target, lock)
+    r = mem("--store", str(root), "add", "x")
+    assert r.returncode == 11 and "lock" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not target.exists()
+
+
+def test_gitignore_matches_a_committed_mem_symlink(tmp_path: Path) -> None:
+    if not shutil.which("git"):
+        pytest.skip("no git")
+    import subprocess
+
+    root = tmp_path / "s"
+    assert mem("init", "--git", str(root)).returncode == 0
+    shutil.rmtree(root / ".mem")
+    os.symlink(tmp_path, root / ".mem")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=root, capture_output=True, text=True).stdout
+    assert ".mem" not in staged.split(), staged
+
+
+def _export_store(tmp_path: Path) -> Path:
+    root = tmp_path / "s"
+    assert mem("init", str(root)).returncode == 0
+    assert mem("--store", str(root), "add", "every memory is in an export").returncode == 0
+    return root
+
+
+def test_export_to_a_fifo_writes_through(tmp_path: Path) -> None:
+    import subprocess
+    import threading
+
+    root = _export_store(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    t = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    t.start()
+    p = subprocess.run([MEM_EXE, "--store", str(root), "export", "-o", str(fifo)], capture_output=True, text=True,
+                       env=driver_env(), timeout=60, stdin=subprocess.DEVNULL)
+    t.join(60)
+    assert p.returncode == 0, p.stderr
+    assert got and b"every memory is in an export" in got[0]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still a pipe, not replaced by a file
+
+
+def test_export_through_a_symlink_keeps_the_link_and_is_owner_only(tmp_path: Path) -> None:
+    root = _export_store(tmp_path)
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    os.symlink(real, link)
+    r = mem("--store", str(root), "export", "-o", str(link))
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and "every memory" in real.read_text()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600
+    fresh = tmp_path / "new" / "e.jsonl"
+    assert mem("--store", str(root), "export", "-o", str(fresh)).returncode == 0
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o600 and stat.S_IMODE(fresh.parent.stat().st_mode) == 0o700
+    md = tmp_path / "md"
+    assert mem("--store", str(root), "export", "-f", "markdown", "-o", str(md)).returncode == 0
+    assert stat.S_IMODE(md.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in md.iterdir())
+
+
+@pytest.mark.parametrize("dest", ["/proc/self/status", "/proc/version", "full-device"])
+def test_export_to_proc_or_a_full_device_is_exit_11(dest: str, tmp_path: Path) -> None:
+    if dest == "full-device":  # a /dev/full of our own: a bug here must not replace the real one
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        dest = str(tmp_path / "full")
+        os.mknod(dest, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    if not os.path.exists(dest):
+        pytest.skip(f"no {dest}")
+    root = _export_store(tmp_path)
+    st = os.stat(dest)
+    r = mem("--store", str(root), "export", "-o", dest)
+    assert r.returncode == 11 and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+    assert os.stat(dest).st_mode == st.st_mode  # a device stays a device
