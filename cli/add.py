@@ -4,24 +4,40 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 
 from .common import emit_json, info, open_store, split_csv
 
 
+def _read_capped(f: BinaryIO, where: str) -> str:
+    """At most a record's worth of bytes from ``f`` (``/dev/zero`` or an endless pipe would
+    otherwise grow without bound), as UTF-8 text."""
+    from mem.format.errors import InvalidInputError
+    from mem.format.record import MAX_RECORD_BYTES
+
+    raw = f.read(MAX_RECORD_BYTES + 1)
+    if len(raw) > MAX_RECORD_BYTES:
+        raise InvalidInputError(f"the content is larger than a record may be ({MAX_RECORD_BYTES} bytes)", path=where)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"not valid UTF-8 (byte {exc.start})", path=where) from None
+
+
 def read_content(text: str | None, file: Path | None) -> str:
-    """The content from the argument, --file, or stdin ('-' or a pipe)."""
+    """The content from the argument, --file, or stdin ('-' or a pipe), at most a record's size."""
     from mem.format.errors import InvalidInputError
 
     if text is not None and file is not None:
         raise InvalidInputError("give the content as an argument or with --file, not both")
     if file is not None:
         if str(file) == "-":
-            return sys.stdin.read()
+            return _read_capped(sys.stdin.buffer, "<stdin>")
         try:
-            raw = file.read_bytes()
+            with open(file, "rb") as f:
+                return _read_capped(f, str(file))
         except FileNotFoundError:
             from mem.format.errors import NotFoundError
 
@@ -29,12 +45,8 @@ def read_content(text: str | None, file: Path | None) -> str:
             raise NotFoundError("no such file or directory", path=file) from None
         except OSError as exc:
             raise InvalidInputError(f"cannot read: {exc.strerror}", path=file) from None
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidInputError(f"not valid UTF-8 (byte {exc.start})", path=file) from None
     if text == "-" or (text is None and not sys.stdin.isatty()):
-        return sys.stdin.read()
+        return _read_capped(sys.stdin.buffer, "<stdin>")
     if text is None:  # on a terminal, with nothing given: a missing argument (exit 2)
         from mem.format.errors import UsageError
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,13 +95,102 @@ class Config:
 
     @property
     def file_mode(self) -> int:
-        v = self.permissions.get("file_mode", "0600")
-        return int(str(v), 8)
+        return self._mode("file_mode", "0600")
 
     @property
     def dir_mode(self) -> int:
-        v = self.permissions.get("dir_mode", "0700")
+        return self._mode("dir_mode", "0700")
+
+    def _mode(self, key: str, default: str) -> int:
+        v = self.permissions.get(key, default)
+        problem = _check_mode(key, v)
+        if problem is not None:
+            raise StoreInvalidError(f"[permissions] {problem}", path=CONFIG_FILE,
+                                    hint="fix config.toml; `mem verify` reports it (E007)")
         return int(str(v), 8)
+
+
+#: The largest ``[embedder] threads``: more threads than this only cost memory (each holds
+#: its own buffers; 1,000,000 reached 16.7 GB).
+MAX_THREADS = 256
+
+
+def _check_mode(key: str, v: Any) -> str | None:
+    """The problem with a ``[permissions]`` mode, or None. Owner read and write (and search for
+    folders) are required; setuid, setgid, sticky bits and write for others are refused: a
+    record store is private data."""
+    text = str(v) if isinstance(v, str | int) and not isinstance(v, bool) else None
+    if text is None or not text.isdigit() or not 3 <= len(text) <= 4 or set(text) - set("01234567"):
+        return f"{key} = {v!r} is not an octal mode such as \"0600\""
+    mode = int(text, 8)
+    need = 0o700 if key == "dir_mode" else 0o600
+    if mode & ~0o777:
+        return f"{key} = {v!r} sets the setuid, setgid or sticky bit"
+    if mode & 0o002:
+        return f"{key} = {v!r} lets every user on the machine write the store"
+    if mode & need != need:
+        return f"{key} = {v!r} takes the owner's own access away (needs {need:04o})"
+    return None
+
+
+def parse_threads(raw: Any) -> int:
+    """``[embedder] threads`` (or ``MEM_EMBED_THREADS``) as a number of threads; ValueError
+    names the problem (not a whole number, or outside 1..MAX_THREADS)."""
+    try:
+        n = int(raw) if not isinstance(raw, bool | float) else None
+    except (TypeError, ValueError):
+        n = None
+    if n is None or not 1 <= n <= MAX_THREADS:
+        raise ValueError(f"embedder threads {raw!r} is not a whole number from 1 to {MAX_THREADS}")
+    return n
+
+
+def _threads_ok(v: Any) -> bool:
+    try:
+        parse_threads(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _whole(lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _number(lo: float, hi: float) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
+
+
+#: Every setting mem reads, with its rule (section, key) -> (check, what it must be). One place:
+#: ``mem verify`` reports each value that breaks its rule (E007); the code that reads a value
+#: refuses the same values.
+SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
+    ("embedder", "provider"): (lambda v: isinstance(v, str), "a provider name"),
+    ("embedder", "threads"): (_threads_ok, f"a whole number from 1 to {MAX_THREADS}"),
+    ("search", "default_k"): (_whole(1, 1000), "a whole number from 1 to 1000"),
+    ("search", "rerank"): (lambda v: isinstance(v, bool), "true or false"),
+    ("search", "fusion"): (lambda v: v in ("convex", "rrf"), '"convex" or "rrf"'),
+    ("search", "vector_weight"): (_number(0, 1), "a number from 0 to 1"),
+    ("search", "full_scan_seconds"): (_number(0, 86400 * 365), "a number of seconds, 0 or more"),
+    ("mcp", "min_score"): (_number(0, 1), "a number from 0 to 1"),
+}
+
+
+def config_problems(data: dict[str, Any]) -> list[str]:
+    """Every value of a parsed config.toml that breaks its rule (see :data:`SETTINGS`)."""
+    out: list[str] = []
+    for (section, key), (ok, what) in SETTINGS.items():
+        table = data.get(section)
+        if isinstance(table, dict) and key in table and not ok(table[key]):
+            out.append(f"[{section}] {key} = {table[key]!r} must be {what}")
+    perms = data.get("permissions")
+    if isinstance(perms, dict):
+        for key in ("file_mode", "dir_mode"):
+            if key in perms:
+                problem = _check_mode(key, perms[key])
+                if problem is not None:
+                    out.append(f"[permissions] {problem}")
+    return out
 
 
 DEFAULT_CONFIG = """\

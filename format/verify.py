@@ -40,7 +40,14 @@ from typing import Any, NamedTuple
 
 from . import ids
 from .audit import event_hash
-from .config import CONFIG_FILE, DECLARATION_FILE, FORMAT_NAME, FORMAT_VERSION, KNOWN_EXTENSIONS
+from .config import (
+    CONFIG_FILE,
+    DECLARATION_FILE,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    KNOWN_EXTENSIONS,
+    config_problems,
+)
 from .errors import RecordParseError
 from .fsutil import TMP_MARKER
 from .jsonl import read_jsonl
@@ -118,6 +125,14 @@ _RULES: tuple[Rule, ...] = (
     Rule("E006", "error", "records folder unusable",
          "records/ is a symbolic link or not a directory; mem refuses to follow it.",
          "replace records/ with a real directory holding the record files"),
+    Rule("E007", "error", "configuration value invalid",
+         "A setting in config.toml has a value mem refuses: a [permissions] mode that is not "
+         "octal, sets setuid/setgid/sticky bits, lets others write or takes the owner's access "
+         "away; [embedder] threads outside 1-256; a [search] or [mcp] value of the wrong kind or "
+         "range. The commands that read it refuse it too.",
+         "correct the value (spec/format.md, \"Configuration\", lists every setting and its "
+         "range), or remove the key to use the default",
+         fatal=False),
     Rule("W001", "warning", "verify setting ignored",
          "config.toml [verify] severity names an unknown code, an unknown level, or a code whose "
          "severity cannot be changed (E001-E005).",
@@ -469,6 +484,8 @@ class _Verifier:
         if bad:
             self.add("E005", path, f"[{bad[0]}] must be a table")
             return
+        for problem in config_problems(data):
+            self.add("E007", path, problem)
         sev = data.get("verify", {}).get("severity", {})
         if not isinstance(sev, dict):
             self.add("W001", path, "[verify] severity must be a table of CODE = level")

@@ -104,8 +104,16 @@ def _read_bytes(path: Path) -> bytes:
         raise NotFoundError("no such transcript", path=path) from None
     if st.st_size > MAX_TRANSCRIPT_BYTES:
         raise InvalidInputError(f"transcript is larger than {MAX_TRANSCRIPT_BYTES} bytes", path=path)
+    import stat
+
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):  # /dev/zero never ends
+        raise InvalidInputError("is a device, not a transcript file", path=path)
     try:
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_TRANSCRIPT_BYTES + 1)  # a pipe has no size to check first
+        if len(data) > MAX_TRANSCRIPT_BYTES:
+            raise InvalidInputError(f"transcript is larger than {MAX_TRANSCRIPT_BYTES} bytes", path=path)
+        return data
     except IsADirectoryError:
         raise InvalidInputError("is a directory, not a transcript file", path=path) from None
     except OSError as exc:

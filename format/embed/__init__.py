@@ -160,12 +160,16 @@ def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -
             f"unknown embedder provider {provider!r} (known: {', '.join(PROVIDERS)})",
             hint=f"fix [embedder] provider in config.toml or {PROVIDER_ENV}",
         )
-    raw = env.get(THREADS_ENV) or conf.get("threads") or 1
+    from ..config import parse_threads
+
+    raw = env.get(THREADS_ENV) or conf.get("threads")
+    if raw is None or raw == "":
+        raw = 1
     try:
-        threads = int(raw)
-    except (TypeError, ValueError):
-        raise EmbedderUnavailableError(f"embedder threads {raw!r} is not a number") from None
-    return EmbedderChoice(provider, max(1, threads))
+        threads = parse_threads(raw)
+    except ValueError as exc:
+        raise EmbedderUnavailableError(str(exc), hint=f"fix [embedder] threads in config.toml or {THREADS_ENV}") from None
+    return EmbedderChoice(provider, threads)
 
 
 def space_of(provider: str) -> EmbeddingSpace:

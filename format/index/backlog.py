@@ -266,11 +266,13 @@ def bulk_threads(config: Any = None, env: Any = None) -> int:
     env = os.environ if env is None else env
     conf = config.embedder if config is not None else {}
     raw = env.get(THREADS_ENV) or conf.get("threads")
-    if raw:
+    if raw is not None and raw != "":
+        from ..config import parse_threads
+
         try:
-            return max(1, int(raw))
-        except (TypeError, ValueError):
-            raise EmbedderUnavailableError(f"embedder threads {raw!r} is not a number") from None
+            return parse_threads(raw)
+        except ValueError as exc:
+            raise EmbedderUnavailableError(str(exc), hint=f"fix [embedder] threads in config.toml or {THREADS_ENV}") from None
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):

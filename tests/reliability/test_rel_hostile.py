@@ -332,3 +332,47 @@ def test_export_to_proc_or_a_full_device_is_exit_11(dest: str, tmp_path: Path) -
     r = mem("--store", str(root), "export", "-o", dest)
     assert r.returncode == 11 and "Traceback" not in r.stderr, (r.returncode, r.stderr)
     assert os.stat(dest).st_mode == st.st_mode  # a device stays a device
+
+
+@pytest.mark.parametrize("args", [["add", "--file", "/dev/zero"], ["capture", "--format", "jsonl", "/dev/zero"],
+                                  ["capture", "--format", "text", "/dev/zero"]])
+def test_endless_input_is_refused_with_a_clear_error(args: list[str], tmp_path: Path) -> None:
+    """(issue 19) `mem add --file /dev/zero` and `mem capture /dev/zero` grew to gigabytes."""
+    import resource
+    import subprocess
+
+    root = tmp_path / "s"
+    assert mem("init", str(root)).returncode == 0
+
+    def cap_memory() -> None:  # a regression fails here (MemoryError), not on the machine
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    p = subprocess.run([MEM_EXE, "--store", str(root), *args], capture_output=True, text=True, env=driver_env(),
+                       timeout=120, stdin=subprocess.DEVNULL, preexec_fn=cap_memory)
+    assert p.returncode == 4 and "/dev/zero" in p.stderr and "Traceback" not in p.stderr, (p.returncode, p.stderr[-300:])
+    r = mem("--store", str(root), "add", "-", input="y" * (5 << 20))  # a pipe larger than a record
+    assert r.returncode == 4 and "larger than" in r.stderr
+
+
+@pytest.mark.parametrize("toml,code", [
+    ('[permissions]\nfile_mode = "7777"\n', 5),
+    ('[permissions]\nfile_mode = "abc"\n', 5),
+    ('[permissions]\ndir_mode = "0000"\n', 5),
+    ("[embedder]\nthreads = 1000000\n", 10),
+    ("[embedder]\nthreads = 0\n", 10),
+])
+def test_config_values_are_validated(toml: str, code: int, tmp_path: Path) -> None:
+    """(issue 19) every config value is checked: by `mem verify` (E007) and by the command that
+    reads it (a clear refusal, never a traceback, never a setuid world-writable file)."""
+    root = tmp_path / "s"
+    assert mem("init", str(root)).returncode == 0
+    (root / "config.toml").write_text(toml)
+    v = mem("--store", str(root), "verify", "--json")
+    assert v.returncode == 1 and [f["code"] for f in __import__("json").loads(v.stdout)["findings"]] == ["E007"], v.stdout
+    if code == 5:
+        r = mem("--store", str(root), "add", "a private memory")
+    else:
+        r = mem("--store", str(root), "rebuild", env={"MEM_EMBEDDER": ""})
+    assert r.returncode == code and "config.toml" in r.stderr + "config.toml" and "Traceback" not in r.stderr, r.stderr
+    for p in (root / "records").rglob("*.md"):
+        assert stat.S_IMODE(p.stat().st_mode) & 0o7002 == 0
