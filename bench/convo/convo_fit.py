@@ -80,7 +80,7 @@ def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
         for q in prep.queries("dev"):
             res = s.search(q.text, scopes=[q.scope], k=DEPTH, explain=True)
             hits = res.hits
-            ms = rr.scores(q.text, [h.content for h in hits[:R.SPEAKER_TOP]])
+            ms = rr.scores(q.text, [h.content for h in hits])  # every hit: stage 2 may lift any into the top
             reading = R.read_query(q.text)
             feats = []
             for i, h in enumerate(hits):
@@ -156,10 +156,11 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
         return np.lexsort((np.arange(len(z)), -f[:, 4] / (1 + np.exp(-z))))[:n]
 
     xs, ys = [], []
-    for r, f in arrs:
+    for r, f in arrs:  # stage 2 is fitted on the best SPEAKER_TOP, the hits it reads
         if len(f) and r["named_pool"]:
-            xs.append(np.column_stack([z1(r, f), f[:, 2], f[:, 2] * base(f)]))
-            ys.append(f[:, 5])
+            t = top(z1(r, f), f, R.SPEAKER_TOP)
+            xs.append(np.column_stack([z1(r, f)[t], f[t, 2], f[t, 2] * base(f)[t]]))
+            ys.append(f[t, 5])
     c2 = logfit(np.vstack(xs), np.concatenate(ys))
 
     def z2(r: Any, f: np.ndarray) -> np.ndarray:
