@@ -69,7 +69,7 @@ from .tombstones import TombstoneSet
 from .workers import pool_size, worker_pool
 
 SEVERITIES = ("error", "warning")
-_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+_TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$")  # ASCII digits only
 #: Values accepted in ``[verify] severity``.
 OVERRIDE_LEVELS = ("error", "warning", "ignore")
 
@@ -927,7 +927,7 @@ _CANONICAL_FM = re.compile(
     f"scope: (?P<scope>{_bare(ids.SCOPE_PATTERN)})\n"
     f"kind: {_bare(ids.KIND_PATTERN)}\n"
     f"status: (?P<status>{'|'.join(map(re.escape, STATUSES))})\n"
-    r"confidence: (?:0\.\d{1,17}|1\.0|\d\.\d{1,17}e-\d\d)\n"
+    r"confidence: (?:0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9])\n"  # ASCII digits: \d is any script's
     rf"(?:tags: \[{_TAG_JSON}(?:, {_TAG_JSON})*\]\n)?"
     f"(?:valid_from: (?P<valid_from>{_TIME_BARE})\n)?"
     f"(?:valid_to: (?P<valid_to>{_TIME_BARE})\n)?"

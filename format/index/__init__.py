@@ -546,9 +546,15 @@ def _read_pending(store: Store) -> list[tuple[str, str, str]]:
     return out
 
 
-def _apply_pending(store: Store, lex: LexicalIndex) -> int:
-    """Apply the write journal to the index (under the writer lock); returns entries applied."""
-    from ..fsutil import remove_file
+def _apply_pending(store: Store, lex: LexicalIndex, *, deletes_only: bool = False) -> int:
+    """Apply the write journal to the index (under the writer lock); returns entries applied.
+
+    ``deletes_only`` (a forget): apply the removals now and keep the other entries journaled for
+    the next search, which applies them with their vectors (their embedding is not a forget's
+    work, and must not become a backlog)."""
+    import json
+
+    from ..fsutil import atomic_write, remove_file
 
     entries = _read_pending(store)
     if not entries:
@@ -558,10 +564,14 @@ def _apply_pending(store: Store, lex: LexicalIndex) -> int:
         latest[(scope, rid)] = op
     puts: list[tuple[DocFields, int, int]] = []
     deletes: list[tuple[str, str]] = []
+    kept: list[tuple[str, str, str]] = []
     for (scope, rid), op in latest.items():
         path = store.records_dir / scope / f"{rid}.md"
         if op == "delete" or store.is_forgotten(scope, rid):
             deletes.append((scope, rid))
+            continue
+        if deletes_only:
+            kept.append((op, scope, rid))
             continue
         try:
             fst = os.stat(path)
@@ -570,11 +580,15 @@ def _apply_pending(store: Store, lex: LexicalIndex) -> int:
             deletes.append((scope, rid))
     _apply(store, lex, puts, deletes)
     lex.save_manifest()
-    remove_file(store.index_dir / PENDING_FILE)
-    return len(entries)
+    if kept:
+        lines = "".join(json.dumps({"op": op, "scope": sc, "id": rid}) + "\n" for op, sc, rid in kept)
+        atomic_write(store.index_dir / PENDING_FILE, lines, store.config.file_mode)
+    else:
+        remove_file(store.index_dir / PENDING_FILE)
+    return len(entries) - len(kept)
 
 
-def _apply_pending_locked(store: Store, lex: LexicalIndex) -> None:
+def _apply_pending_locked(store: Store, lex: LexicalIndex, *, deletes_only: bool = False) -> None:
     """Take the writer lock and apply the write journal to ``lex`` if it is still the current
     generation (a swap meanwhile deleted the journal with the old generation)."""
     with store.lock:
@@ -582,13 +596,14 @@ def _apply_pending_locked(store: Store, lex: LexicalIndex) -> None:
         if m is not None and m["generation"] == lex.generation:
             lex.manifest = m
             lex._docs_delta = 0 if "docs" in m else None
-            _apply_pending(store, lex)
+            _apply_pending(store, lex, deletes_only=deletes_only)
 
 
 def purge_now(store: Store) -> None:
-    """Apply the write journal now: after a forget, the forgotten records' lexical documents are
-    deleted and their vectors marked dead before the forget returns (spec/format.md §17), not
-    at the next search (a copy of ``.mem/`` taken in between would hold them live)."""
+    """Apply the journal's removals now: after a forget, the forgotten records' lexical documents
+    are deleted and their vectors marked dead before the forget returns (spec/format.md §17), not
+    at the next search (a copy of ``.mem/`` taken in between would hold them live). The other
+    journaled writes stay for the next search."""
     from .lexical import LexicalIndex
 
     if not (store.index_dir / PENDING_FILE).exists():
@@ -597,7 +612,7 @@ def purge_now(store: Store) -> None:
     if lex is None:
         return
     try:
-        _apply_pending_locked(store, lex)
+        _apply_pending_locked(store, lex, deletes_only=True)
     finally:
         lex.close()
 

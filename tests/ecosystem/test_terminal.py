@@ -60,9 +60,9 @@ TRANSCRIPT = (
 )
 
 #: One run per command that has --json. {a} {a2} {c} {c2} {f}: record ids; {tmp}: a directory;
-#: {store}: the store. The "init" case creates {tmp}/new, which later cases use.
+#: {store}: the store. The "init" case creates {tmp}/new (a git repository), which later cases use.
 JSON_CASES: dict[str, list[str]] = {
-    "init": ["init", "{tmp}/new", "--json"],
+    "init": ["init", "{tmp}/new", "--git", "--json"],
     "add": ["add", "--scope", "alice", "Alice collects stamps", "--json"],
     "show": ["show", "{a}", "--json"],
     "list": ["list", "--json"],
@@ -86,6 +86,7 @@ JSON_CASES: dict[str, list[str]] = {
     "compact": ["compact", "--json"],
     "rebuild": ["rebuild", "--json"],
     "embed": ["embed", "--json"],
+    "sync": ["--store", "{tmp}/new", "sync", "--no-push", "--json"],
     "repair": ["repair", "--dry-run", "--json"],
     "why": ["why", "{a}", "--json"],
     "hooks": ["hooks", "status", "--settings", "{tmp}/settings.json", "--agents-file", "{tmp}/AGENTS.md", "--json"],

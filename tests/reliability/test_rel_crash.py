@@ -338,7 +338,9 @@ def compact_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[
             del live[rid]
     finally:
         mp.undo()
-    assert mem("--store", str(root), "search", "workload").returncode == 0  # journal applied, delta filled
+    assert mem("--store", str(root), "search", "workload").returncode == 0  # journal applied
+    # a search embeds a small backlog only (issue 21): the catch-up fills the rest of the delta
+    assert mem("--store", str(root), "embed").returncode == 0
     return root, live, gone
 
 
