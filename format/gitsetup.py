@@ -185,7 +185,9 @@ def setup_git(root: Path, *, hook: bool = False, init_repo: bool = False) -> lis
     written: list[str] = []
     p = root / ".gitignore"
     current = p.read_text("utf-8") if p.exists() else ""
-    if ".mem" not in [ln.strip().rstrip("/") for ln in current.split("\n")]:
+    # `.mem` or `/.mem` (a pattern with no trailing slash also matches a symbolic link; an older
+    # store's `.mem/` does not, so it gets the new line)
+    if not any(ln.strip() in (".mem", "/.mem") for ln in current.split("\n")):
         atomic_write(p, (current.rstrip("\n") + "\n\n" if current.strip() else "") + GITIGNORE, 0o644)
         written.append(".gitignore")
     if _attributes(root):
