@@ -41,12 +41,11 @@ from .base import (
     file_time,
     foreign_time,
     is_temp_leftover,
-    read_text_file,
     rel,
     short_hash,
     tag_for,
 )
-from .markdown import fm_list, fm_text, marked_lines, split_frontmatter
+from .markdown import fm_list, fm_text, marked_lines, read_note
 
 SYSTEM = "basic-memory"
 CATEGORY_KINDS: dict[str, str] = {
@@ -135,14 +134,11 @@ def parse_observation(line: str) -> tuple[str, str, list[str], str | None] | Non
 
 
 def _note(f: Path, name: str, root: Path, opts: ReadOptions) -> Iterator[Entry]:
-    text, problem = read_text_file(f, root)
-    if problem is not None:
-        yield problem
+    note, problems = read_note(f, root, name)
+    yield from problems
+    if note is None:
         return
-    assert text is not None
-    fm, body, first, problem = split_frontmatter(text, Where(name))
-    if problem is not None:
-        yield problem
+    fm, body, first = note
     title = fm_text(fm.get("title")) or f.stem
     permalink = fm_text(fm.get("permalink")) or slug(rel(f.with_suffix(""), root))
     note_tags = [t for v in fm_list(fm.get("tags")) if (t := tag_for(v))]

@@ -40,7 +40,7 @@ from .base import (
     sorted_files,
     tag_for,
 )
-from .markdown import fm_text, split_frontmatter, text_lines
+from .markdown import fm_text, read_note, split_frontmatter, text_lines
 
 SYSTEM = "claude-code"
 INSTRUCTION_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
@@ -227,14 +227,11 @@ def _instructions(f: Path, root: Path, seen: set[Path], depth: int) -> Iterator[
         return
     seen.add(real)
     name = rel(f, root)
-    text, problem = read_text_file(f, root)
-    if problem is not None:
-        yield problem
+    note, problems = read_note(f, root, name)
+    yield from problems
+    if note is None:
         return
-    assert text is not None
-    _, body, first, problem = split_frontmatter(text, Where(name))
-    if problem is not None:
-        yield problem
+    _, body, first = note
     when = file_time(f)
     for line, block, heads in _blocks(body, first):
         kept = [ln for ln in block.split("\n") if not _IMPORT.fullmatch(" " + ln.strip())]
@@ -280,14 +277,11 @@ def _memory_dir(d: Path, root: Path, seen: set[Path]) -> Iterator[Entry]:
 
 def _topic(f: Path, root: Path) -> Iterator[Entry]:
     name = rel(f, root)
-    text, problem = read_text_file(f, root)
-    if problem is not None:
-        yield problem
+    note, problems = read_note(f, root, name)
+    yield from problems
+    if note is None:
         return
-    assert text is not None
-    fm, body, _first, problem = split_frontmatter(text, Where(name))
-    if problem is not None:
-        yield problem
+    fm, body, _first = note
     content = body.strip()
     if not content:
         yield Problem("skipped_empty", "a topic file with no text", Where(name))

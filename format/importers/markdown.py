@@ -10,12 +10,24 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from .base import Problem, Where
+from .base import Problem, Where, read_text_file
 
 MAX_FRONTMATTER = 64 * 1024
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def read_note(f: Path, root: Path, name: str) -> tuple[tuple[dict[str, Any], str, int] | None, list[Problem]]:
+    """A Markdown file's (frontmatter, body, first body line), and the problems met reading it
+    (None when the file cannot be read at all: unreadable, not UTF-8, empty)."""
+    text, problem = read_text_file(f, root)
+    if problem is not None:
+        return None, [problem]
+    assert text is not None
+    fm, body, first, problem = split_frontmatter(text, Where(name))
+    return (fm, body, first), [problem] if problem is not None else []
 
 
 def split_frontmatter(text: str, where: Where) -> tuple[dict[str, Any], str, int, Problem | None]:
