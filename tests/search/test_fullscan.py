@@ -48,11 +48,14 @@ def test_the_full_scan_runs_off_the_search_path_and_finds_in_place_edits(
         # found once the background scan has run; every search meanwhile answers at once
         _wait(lambda: tea.id in [h.id for h in s.search("zeppelin", mode="lexical").hits], "the edit")
         assert s._scanner.scans >= 1 and s._scanner.last_error is None
+        thread = s._scanner._thread
     finally:
         s.close()
     assert full_scans and set(full_scans) == {"mem-fullscan"}  # never the searching thread
-    # stopped by close (which waits 10 s for a scan in progress; on a loaded machine it may end after)
-    _wait(lambda: not any(t.name == "mem-fullscan" for t in threading.enumerate()), "the scanner to stop")
+    # this searcher's scanner is stopped by close (which waits 10 s for a scan in progress; on a
+    # loaded machine it may end after); other tests' searchers in this process are not ours to check
+    assert thread is not None
+    _wait(lambda: not thread.is_alive(), "the scanner to stop")
 
 
 def test_a_scan_waits_while_a_search_runs(sstore: Store) -> None:
