@@ -37,6 +37,7 @@ OPS = (
     "consolidate",
     "repair",
     "adopt",
+    "merge",
 )
 
 

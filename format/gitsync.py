@@ -302,7 +302,9 @@ def _file_pending(store: Store, report: SyncReport) -> None:
             fields = [c.get("field") for c in entry.get("conflicts", [])]
             if entry.get("content_conflict"):
                 fields.append("content")
-            detail = {"fields": fields, "resolved": [c for c in entry.get("conflicts", []) if c.get("field") != "source"]}
+            # values of the plain fields only: content, source and extension values may hold text
+            detail = {"fields": fields, "resolved": [c for c in entry.get("conflicts", [])
+                                                     if c.get("field") not in ("source", "extra")]}
             store.log.append("merge", id=str(entry.get("id")), scope=str(entry.get("scope")), detail=detail)
             report.conflicts.append({"id": entry.get("id"), "scope": entry.get("scope"), "fields": fields,
                                      "resolution": "field by field; the later version wins a field both changed"})

@@ -166,7 +166,9 @@ def test_sync_merges_tags_and_files_a_content_conflict(remote: Path) -> None:
         assert not any("<<<<<<<" in p.read_text("utf-8") for p in (d / "records").rglob("*.md"))
     assert texts["a"] == texts["b"]
     assert ("Alice likes black tea\n", "active") in texts["a"] and ("Alice likes green tea\n", "candidate") in texts["a"]
-    merges = mem(b, "log", "--op", "merge", "--json").json()  # type: ignore[attr-defined]
+    logged = mem(b, "log", "--op", "merge", "--json")
+    assert "not an operation" not in logged.stderr  # the op sync writes is one the log knows
+    merges = logged.json()  # type: ignore[attr-defined]
     assert merges and all("tea" not in str(e) for e in merges)  # the log names fields, never content
 
 
