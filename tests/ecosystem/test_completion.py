@@ -196,7 +196,8 @@ def test_zsh_completes(populated: Store, tmp_path: Path) -> None:
     assert complete("mem", "--store", str(populated.root), "add", "--tag", "g") == ["games"]
     assert complete("mem", "list", "--status", "c") == ["candidate"]
     assert complete("mem", "add", "--file", "x") == ["<files>"]
-    assert complete("mem", "--no") == ["--no-color"]
+    assert complete("mem", "--no-c") == ["--no-color"]
+    assert complete("mem", "--no") == ["--no-color", "--no-pager"]
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
