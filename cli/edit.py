@@ -24,7 +24,9 @@ def register(app: typer.Typer) -> None:
         """Open a record (frontmatter and content) in $VISUAL/$EDITOR and save it if valid.
 
         The id cannot change; the digest is recomputed. If the edited text is not a valid
-        record, nothing is saved, the store is unchanged, and your draft is kept in .mem/drafts/.
+        record, nothing is saved, the store is unchanged, and your draft is kept in .mem/drafts/,
+        unless it holds a secret (a key, token, password...) the record did not: a refused
+        secret is never kept on disk, so that draft is deleted.
         """
         from mem.format.errors import InvalidInputError, MemError
         from mem.format.fsutil import atomic_write, ensure_dir
@@ -63,10 +65,27 @@ def register(app: typer.Typer) -> None:
                 allow_secret=allow_secret,
             )  # fmt: skip
         except MemError as exc:
-            sys.stderr.write(f"error: {exc}\nnothing saved; your draft is kept at {draft}\n")
+            if not allow_secret and _new_secret(text, original):
+                # a secret the write refused (or would refuse) never stays on disk in a draft
+                draft.unlink()
+                sys.stderr.write(f"error: {exc}\nnothing saved; your draft held a secret and was deleted "
+                                 "(edit again, or add --allow-secret to store it)\n")
+            else:
+                sys.stderr.write(f"error: {exc}\nnothing saved; your draft is kept at {draft}\n")
             raise typer.Exit(int(exc.exit_code)) from None
         draft.unlink()
         if json_out:
             emit_json(saved.to_dict())
         else:
             info(f"saved {saved.id}")
+
+
+def _new_secret(text: str, original: str) -> bool:
+    """Whether the lines the edit added to the record's ``original`` text hold a secret (the
+    secrets policy's own detector, ``format/secretpolicy.py``): a secret stored before with
+    ``--allow-secret`` is in the record already and does not count."""
+    from mem.format.secretpolicy import find_secret
+
+    old = set(original.splitlines())
+    added = "\n".join(ln for ln in text.splitlines() if ln not in old)
+    return bool(added) and find_secret(added) is not None

@@ -567,21 +567,27 @@ class Store:
         """Live records (any status) chosen by what people think in, for ``mem forget``: every
         record of ``scope``; with ``session``, those captured from that session or conversation
         (``source.session`` or ``source.conversation``); with ``transcript``, those captured
-        from that transcript file (``source.transcript``, as given or as the same file). The
-        source a record was first captured from counts, not later sightings."""
+        from that transcript file (``source.transcript``, as given or as the same file). Every
+        capture of a record counts: the session it was first captured from and each later
+        sighting (``source.sightings``), so content said in a session goes with it even when
+        another session said it first."""
         want_file = None
         if transcript is not None:
             with contextlib.suppress(OSError):
                 want_file = os.path.realpath(transcript)
+
+        def from_transcript(got: object) -> bool:
+            return isinstance(got, str) and (got == transcript or os.path.realpath(got) == want_file)
+
         out: builtins.list[Record] = []
         for r in self.iter_records([scope] if scope else None, on_error=lambda e: None):
             src = r.source
-            if session is not None and session not in (src.get("session"), src.get("conversation")):
+            seen = src.get("sightings")
+            captures = [src, *(s for s in seen if isinstance(s, dict))] if isinstance(seen, list) else [src]
+            if session is not None and not any(session in (c.get("session"), c.get("conversation")) for c in captures):
                 continue
-            if transcript is not None:
-                got = src.get("transcript")
-                if not isinstance(got, str) or (got != transcript and os.path.realpath(got) != want_file):
-                    continue
+            if transcript is not None and not any(from_transcript(c.get("transcript")) for c in captures):
+                continue
             out.append(r)
         return out
 

@@ -8,15 +8,26 @@ link, text ending in ``#word`` or ``(…)``, a leading ``[``) gets a note of its
 basic-memory`` reads both back (the ``(mem …)`` context gives back the record time). Files mem
 wrote before are replaced; other files in DIR are left alone. Each note names its scope in the
 frontmatter key ``mem_scope``, which the import reads back.
+
+A re-run into the same folder removes the notes an earlier run wrote (recognized by their
+frontmatter: ``permalink`` and ``mem_scope`` as this module writes them, in the folder of that
+scope) that this run, for the scopes and kinds it covers, no longer writes: a forgotten record's
+or scope's note does not outlive the forget. A file mem did not write is never removed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
 import re
+import stat
 from pathlib import Path
 
+from .. import ids
+from ..errors import RecordParseError
 from ..export import ExportCounts, ExportFilter
-from ..fsutil import atomic_write, ensure_dir
+from ..fsutil import atomic_write, ensure_dir, remove_file
 from ..record import Record
 from ..store import Store
 from ..timeutil import format_time
@@ -66,7 +77,16 @@ def write(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
     counts = ExportCounts()
     ensure_dir(out_dir, 0o700)
     by_scope: dict[str, dict[str, list[Record]]] = {}
-    for r in peer_records(store, flt, counts, "basic-memory"):
+    unread: set[str] = set()  # scopes with a record left out: their earlier notes are kept
+
+    def note(exc: RecordParseError) -> None:
+        if exc.path:
+            unread.add(Path(exc.path).parent.name)
+        if flt.on_error is None:
+            raise exc
+        flt.on_error(exc)
+
+    for r in peer_records(store, dataclasses.replace(flt, on_error=note), counts, "basic-memory"):
         counts.records += 1
         if fits_observation(r.content):
             by_scope.setdefault(r.scope, {}).setdefault(r.kind, []).append(r)
@@ -87,4 +107,73 @@ def write(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
             atomic_write(path, text, 0o600)
             counts.files.append(str(path))
     tombstone_warning(store, flt, counts, "basic-memory")
+    counts.removed = _remove_stale_notes(out_dir, {Path(f) for f in counts.files}, unread, flt)
     return counts
+
+
+def _frontmatter_of(path: Path) -> dict[str, str] | None:
+    """The ``key: value`` lines of the frontmatter at the top of ``path`` (None: none, or not a
+    regular file). Only the plain lines this module writes are read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        lines = f.read(4096).decode("utf-8", "replace").split("\n")
+    if not lines or lines[0] != "---":
+        return None
+    out: dict[str, str] = {}
+    for ln in lines[1:]:
+        if ln == "---":
+            return out
+        key, sep, value = ln.partition(": ")
+        if sep:
+            out.setdefault(key, value)
+    return None
+
+
+def _written_kind(path: Path, scope: str) -> str | None:
+    """The kind of the note at ``DIR/<scope>/<name>.md`` if this exporter wrote it (its
+    ``permalink`` and ``mem_scope`` are the ones :func:`write` gives that name), else None."""
+    fm = _frontmatter_of(path)
+    if fm is None or fm.get("mem_scope") != scope:
+        return None
+    name = path.stem
+    if ids.is_id(name):  # a record's own note: type is its kind
+        kind = fm.get("type", "")
+        return kind if fm.get("permalink") == f"{scope}-{name.lower()}" and ids.is_kind(kind) else None
+    if ids.is_kind(name) and fm.get("type") == "note" and fm.get("permalink") == f"{scope}-{name.replace('_', '-')}":
+        return name
+    return None
+
+
+def _remove_stale_notes(out_dir: Path, written: set[Path], unread: set[str], flt: ExportFilter) -> list[str]:
+    """Remove the notes an earlier basic-memory export wrote into ``out_dir`` for the scopes and
+    kinds this export covers (all, or its ``--scope``/``--kind``) that it did not write now; a
+    scope folder left empty by that goes too. Scopes with an unreadable record keep theirs."""
+    removed: list[str] = []
+    try:
+        entries = sorted(out_dir.iterdir())
+    except OSError:
+        return removed
+    for folder in entries:
+        scope = folder.name
+        if not ids.is_scope(scope) or scope in unread or folder.is_symlink() or not folder.is_dir():
+            continue
+        if flt.scopes is not None and scope not in flt.scopes:
+            continue
+        before = len(removed)
+        for p in sorted(folder.glob("*.md")):
+            if p in written or p.is_symlink():
+                continue
+            kind = _written_kind(p, scope)
+            if kind is None or (flt.kinds is not None and kind not in flt.kinds):
+                continue
+            remove_file(p)
+            removed.append(str(p))
+        if len(removed) > before:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty: a file mem did not write keeps its folder
+    return removed

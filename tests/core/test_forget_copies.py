@@ -189,3 +189,88 @@ def test_forget_by_session_transcript_and_whole_scope(sdir: Path, tmp_path: Path
     assert mem(sdir, "forget", "--all", "--yes").returncode == 4
     assert mem(sdir, "forget", other, "--source", "x", "--yes").returncode == 4
     assert mem(sdir, "forget", "--yes").returncode == 4
+
+
+def test_forget_by_source_matches_every_session_a_record_was_captured_in(sdir: Path, tmp_path: Path) -> None:
+    """A record captured in one session and seen again in others (its sightings) is forgotten by
+    any of them: `--source` and `--transcript` read every capture, not only the first."""
+    first = _jsonl(tmp_path / "first.jsonl", [{"role": "user", "content": "I am allergic to peanuts.",
+                                                "conversation": "monday"}])
+    again = _jsonl(tmp_path / "again.jsonl", [{"role": "user", "content": "I am allergic to peanuts.",
+                                                "conversation": "friday"}])
+    for t in (first, again):
+        r = mem(sdir, "capture", str(t), "--scope", "sam")
+        assert r.returncode == 0, r.stderr
+    (rec,) = mem(sdir, "list", "--scope", "sam", "--json").json()
+    assert rec["source"]["conversation"] == "monday"
+    assert [s["conversation"] for s in rec["source"]["sightings"]] == ["friday"]
+    r = mem(sdir, "forget", "--source", "friday", "--dry-run")
+    assert r.returncode == 0 and rec["id"] in r.stdout, r.stderr
+    r = mem(sdir, "forget", "--transcript", str(again), "--dry-run")
+    assert r.returncode == 0 and rec["id"] in r.stdout, r.stderr
+    r = mem(sdir, "forget", "--source", "friday", "--yes")
+    assert r.returncode == 0, r.stderr
+    assert mem(sdir, "list", "--scope", "sam", "--status", "all", "--json").json() == []
+    assert rec["id"] in (sdir / "tombstones" / "sam.jsonl").read_text("utf-8")
+
+
+def test_a_refused_edit_does_not_keep_a_secret_in_its_draft(sdir: Path, tmp_path: Path) -> None:
+    """The draft of an edit refused for a secret is deleted (a refused secret is never kept on
+    disk); a draft refused for another reason is kept, and so is one whose secret the record
+    already held; with --allow-secret the draft of an otherwise bad edit is kept."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    rid = mem(sdir, "add", "The wifi network is called BlueHeron", "--scope", "home").stdout.strip()
+    draft = sdir / ".mem" / "drafts" / f"{rid}.md"
+    editor = tmp_path / "ed.py"
+
+    def edit(*extra: str, new: str, also: str = "") -> object:
+        editor.write_text(
+            "import sys, pathlib; p = pathlib.Path(sys.argv[1]); "
+            f"p.write_text(p.read_text().replace('The wifi network is called BlueHeron', {new!r})"
+            f".replace('status: active', 'status: active' + {also!r}))\n")
+        return mem(sdir, "edit", rid, *extra, env={"EDITOR": f"{sys.executable} {editor}"})
+
+    r = edit(new=f"the wifi password is {token}")
+    assert r.returncode == 4 and "secret" in r.stderr and "draft held a secret and was deleted" in r.stderr
+    assert not draft.exists()
+    assert all(token not in p.read_bytes().decode("utf-8", "replace") for p in sdir.rglob("*") if p.is_file())
+    # a secret in an edit that is refused for another reason (bad YAML) is not kept either
+    r = edit(new=f"token {token}", also="\nstatus: [")
+    assert r.returncode == 4 and "was deleted" in r.stderr and not draft.exists()
+    # refused for something else: the draft is kept, as before
+    r = edit(new="The wifi network is called RedHeron", also="x")
+    assert r.returncode == 4 and "draft is kept" in r.stderr and draft.exists()
+    draft.unlink()
+    # allowed secret, bad edit: kept (the user asked to store it)
+    r = edit("--allow-secret", new=f"token {token}", also="x")
+    assert r.returncode == 4 and "draft is kept" in r.stderr and token in draft.read_text("utf-8")
+
+
+def test_a_basic_memory_export_rerun_removes_what_it_no_longer_writes(sdir: Path, tmp_path: Path) -> None:
+    """Like the markdown export: a re-run into the same folder removes the notes an earlier
+    basic-memory export wrote that it no longer writes (a forgotten record's own note, a kind
+    note left empty, a forgotten scope's folder), never a file mem did not write."""
+    long_secret = f"my codename is {SECRET}\nsecond line"  # several lines: a note of its own
+    own = mem(sdir, "add", long_secret, "--scope", "secret").stdout.strip()
+    pref = mem(sdir, "add", f"I prefer {SECRET} ink", "--scope", "a", "--kind", "preference").stdout.strip()
+    mem(sdir, "add", "ordinary memory", "--scope", "a")
+    mem(sdir, "add", "b memory", "--scope", "b")
+    out = tmp_path / "bm"
+    assert mem(sdir, "export", "--format", "basic-memory", "-o", str(out)).returncode == 0
+    assert (out / "secret" / f"{own}.md").exists() and (out / "a" / "preference.md").exists()
+    mine = out / "a" / "my-notes.md"  # a user's note in mem's folder: never touched
+    mine.write_text("---\ntitle: mine\ntype: note\npermalink: a-preference\n---\nhello\n", "utf-8")
+    lookalike = out / "a" / "event.md"  # a note of the user's that looks like a kind note, without mem_scope
+    lookalike.write_text("---\ntitle: Events\ntype: note\npermalink: a-event\n---\n- [event] mine\n", "utf-8")
+    assert mem(sdir, "forget", "--yes", own, pref).returncode == 0
+    # a --scope b export covers only b: a's and secret's notes stay for now
+    r = mem(sdir, "export", "--format", "basic-memory", "-o", str(out), "--scope", "b", "--json")
+    assert r.returncode == 0 and "removed" not in r.json(), r.stdout
+    assert (out / "secret" / f"{own}.md").exists()
+    r = mem(sdir, "export", "--format", "basic-memory", "-o", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.json()["removed"]) == sorted([str(out / "a" / "preference.md"), str(out / "secret" / f"{own}.md")])
+    assert not (out / "secret").exists()
+    assert sorted(p.name for p in (out / "a").iterdir()) == ["event.md", "my-notes.md", "note.md"]
+    assert all(SECRET not in p.read_text("utf-8") for p in out.rglob("*.md"))
+    assert (out / "b" / "note.md").exists()
