@@ -3,16 +3,18 @@
 **The score is a calibrated relevance.** A hybrid hit's ``score`` is ``relevance × prior``, where
 ``relevance = sigmoid(z)`` estimates the probability that the record answers the query. The
 log-odds ``z`` come in up to three stages, each fitted by logistic regression on the
-development half of the conversational benchmark (bench/convo; the fit and its figures:
-bench/README.md, "Ranking fitted on the development half"), never on its held-out half:
+development half of the conversational benchmark, never on its held-out half:
+``bench/convo/convo_fit.py`` prints every constant below from that half (bench/README.md,
+"Ranking fitted on the development half", holds the figures and the command).
 
 1. every candidate: ``z1 = SCALE · b + BIAS``, ``b`` the convex evidence ``w · cosine +
-   (1 − w) · coverage²`` (``w`` = ``VECTOR_WEIGHT``, the grid's best on the development half);
+   (1 − w) · coverage²`` (``w`` = ``VECTOR_WEIGHT``);
 2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
-   ``speaker_of``, an imported turn's ``source.speaker``), each of those hits:
-   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_BIAS``, ``named`` = 1 when the
-   record's speaker is named. A question about what Sofia said is answered by a turn Sofia
-   spoke, whose text says "I", not "Sofia";
+   ``speaker_of``, an imported turn's ``source.speaker``) or asks "when", each hit:
+   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_BIAS``,
+   ``named`` = 1 when the record's speaker is named (a question about what Sofia said is answered
+   by a turn Sofia spoke, whose text says "I", not "Sofia"), ``timed`` = 1 when the query asks
+   "when" and the record says when (``has_time``: "yesterday", "last Saturday", a date);
 3. with reranking (``[search] rerank``, ``--rerank``), the best ``RERANK_TOP``:
    ``zr = R_Z · z + R_MAXSIM · m + R_NAMED_M · named · m + R_BIAS``, ``m`` = the reranker's
    MaxSim (:mod:`mem.format.rerank`) minus 0.5.
@@ -28,11 +30,10 @@ weigh it as they weigh every score.
 **Queries are read for what they ask.** ``read_query`` finds a question's names (capitalized
 words that are neither question words nor the little words of a sentence), the dates it names
 ("in May 2023", "7 May 2023", "2023-05-07") and whether it asks "when". Names are matched against
-the record's speaker (stage 2); a date against the record's time (``valid_from``) is shown by
-``--explain`` but not weighed: no question of the development half names a date to fit it on.
-A "when" question's answer is the record's time, which every hit carries (``valid_from``).
-Leaving a question's own words ("when", "did", "the") out of the coverage was measured and made
-recall@10 worse on the development half (0.741 -> 0.730), so the coverage keeps every word.
+the record's speaker and "when" against what the record says (stage 2); a date against the
+record's time (``valid_from``) is shown by ``--explain`` (``date_named``) but not weighed, since
+no question of the development half names a date to fit a weight on. The coverage keeps every
+word of the question, its question words too.
 """
 
 from __future__ import annotations
@@ -47,28 +48,28 @@ from typing import Any
 SCALE = 12.095
 BIAS = -5.848
 #: The vector weight of the convex evidence ``w * cosine + (1 - w) * coverage ** 2`` when
-#: ``[search] vector_weight`` is not set (on the development half recall@10 was flat from 0.5 to
-#: 0.65, best at 0.6).
+#: ``[search] vector_weight`` is not set (the best of a grid on the development half).
 VECTOR_WEIGHT = 0.6
 #: Stage 2: how many of the best hits are read for their speaker, and its coefficients.
-#: (S_Z1 = 2.007 below: stage 1's log-odds count twice as much once the speaker is known.)
 SPEAKER_TOP = 30
-S_Z1 = 2.007
-S_NAMED = 9.551
-S_NAMED_B = 2.506
-S_BIAS = -4.721
+S_Z1 = 2.003
+S_NAMED = 9.433
+S_NAMED_B = 2.442
+S_TIME = 1.421
+S_BIAS = -4.751
 #: Stage 3 (reranking): how many of the best hits the reranker reads (``[search] rerank_top``),
 #: and its coefficients.
-RERANK_TOP = 10
+RERANK_TOP = 20
 R_Z = 1.0  # fixed: the reranker adds its evidence to the stage before's log-odds (fitted freely,
 #            the weight came out negative, which ranks what the stage before judged worst first)
-R_MAXSIM = 7.291
-R_NAMED_M = -0.476
-R_BIAS = 1.565
+R_MAXSIM = 8.460
+R_NAMED_M = -0.878
+R_BIAS = 1.636
 MAXSIM_CENTER = 0.5
-#: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``): the
-#: highest that cost the default search at most 2 points of recall@10 on the development half.
-RECALL_MIN_SCORE = 0.015
+#: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``): one that
+#: costs the default search at most 2 points of recall@10 on the development half (every floor
+#: from 0.012 to 0.014 costs it the same; the reranked search loses least at the lowest).
+RECALL_MIN_SCORE = 0.012
 
 #: Words that say what kind of answer a question wants, not which record holds it.
 QUESTION_WORDS = frozenset(
@@ -100,9 +101,10 @@ def base_of(z1: float) -> float:
     return (z1 - BIAS) / SCALE
 
 
-def speaker_z(z1: float, named: float) -> float:
-    """Stage 2's log-odds of a hit in a query that names a speaker of the best hits."""
-    return S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_BIAS
+def speaker_z(z1: float, named: float, timed: float = 0.0) -> float:
+    """Stage 2's log-odds of a hit in a query that names a speaker of the best hits (``named``:
+    ``name_match``) or asks when (``timed``: ``time_match``)."""
+    return S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_TIME * timed + S_BIAS
 
 
 def rerank_z(z: float, maxsim: float, named: float) -> float:
@@ -195,6 +197,33 @@ def read_query(query: str) -> QueryReading:
                         or "what date" in query.lower())
 
 
+_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+#: Words that place an event in time on their own.
+_TIME_WORDS = frozenset(["yesterday", "today", "tonight", "tomorrow", "ago", "anniversary"])
+#: Words that place an event in time after "last", "this", "next" or "past".
+_TIME_UNITS = frozenset(["night", "week", "weekend", "month", "year", "morning", "afternoon", "evening",
+                         "spring", "summer", "autumn", "fall", "winter", *_WEEKDAYS])
+
+
+def has_time(text: str) -> float:
+    """1.0 when ``text`` places something in time (English): "yesterday", "last Friday", "three
+    days ago", "this morning", a weekday, a month with a day or year, a year, an ISO date; else 0.0.
+    A turn that answers "when did ..." usually says when, relative to the day it was said."""
+    low = [w.lower() for w in _words(text)]
+    for i, w in enumerate(low):
+        if w in _TIME_WORDS or w in _WEEKDAYS:
+            return 1.0
+        if w in _TIME_UNITS and i > 0 and low[i - 1] in ("last", "this", "next", "past"):
+            return 1.0
+        if w in _MONTHS and len(w) > 3 and (w != "may" or _may_is_month(low, i)):
+            return 1.0
+        if len(w) == 4 and w.isdigit() and 1900 <= int(w) <= 2100:
+            return 1.0
+        if len(w) == 10 and w[4] == "-" and w[7] == "-" and w.replace("-", "").isdigit():
+            return 1.0
+    return 0.0
+
+
 def speaker_of(source: Mapping[str, Any], content: str) -> str | None:
     """Who said a record, lower-case: ``source.speaker`` (or ``author``/``role`` naming a person),
     else a leading ``Name:`` of its content."""
@@ -212,6 +241,12 @@ def speaker_of(source: Mapping[str, Any], content: str) -> str | None:
 def name_match(reading: QueryReading, speaker: str | None) -> float:
     """1.0 when a name the query holds is the record's speaker, else 0.0."""
     return 1.0 if speaker is not None and speaker in reading.names else 0.0
+
+
+def time_match(reading: QueryReading, text: str) -> float:
+    """For a question that asks "when": 1.0 when the record's ``text`` says when (``has_time``);
+    0.0 for any other query."""
+    return has_time(text) if reading.asks_when else 0.0
 
 
 def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:

@@ -539,9 +539,9 @@ class Searcher:
             from .relevance import SPEAKER_TOP, read_query
 
             # the hits the later stages read: stage 2 the best SPEAKER_TOP when the query names
-            # someone (else it cannot apply, and only the hits are read), stage 3 its top_n
-            named = bool(read_query(query).names)
-            want = max(k, SPEAKER_TOP if named else 0, top_n if reranked else 0)
+            # someone or asks when (else it cannot apply, and only the hits are read), stage 3 its top_n
+            reading = read_query(query)
+            want = max(k, SPEAKER_TOP if reading.names or reading.asks_when else 0, top_n if reranked else 0)
         else:
             want = k
         for _attempt in range(4):
@@ -589,7 +589,7 @@ class Searcher:
             fetch *= 4
         hits.sort(key=lambda h: (-h.score, h.id))
         if staged:
-            hits = self._speakers(query, hits, explain)
+            hits = self._stage2(query, hits, explain)
         if reranked:
             hits = self._rerank(query, hits, top_n, explain, warnings)
         if min_score is not None:
@@ -691,26 +691,36 @@ class Searcher:
                 raise
         return self._reranker
 
-    def _speakers(self, query: str, hits: list[Hit], explain: bool) -> list[Hit]:
+    def _stage2(self, query: str, hits: list[Hit], explain: bool) -> list[Hit]:
         """Stage 2 (mem.format.relevance): when the query names someone who speaks in the best
-        ``SPEAKER_TOP`` hits, every hit is rescored by whether its speaker is the one named;
-        all sorted by score."""
-        from .relevance import SPEAKER_TOP, name_match, read_query, sigmoid, speaker_of, speaker_z
+        ``SPEAKER_TOP`` hits, or asks "when", every hit is rescored by whether its speaker is the
+        one named and whether it says when; all sorted by score."""
+        from .relevance import (
+            SPEAKER_TOP,
+            name_match,
+            read_query,
+            sigmoid,
+            speaker_of,
+            speaker_z,
+            time_match,
+        )
 
         reading = read_query(query)
-        if not reading.names:
+        if not reading.names and not reading.asks_when:
             return hits
         scored = [h for h in hits if h.z is not None and h.prior is not None]
         who = {id(h): speaker_of(h.record.source, h.content) for h in scored}
-        if not reading.names & {who[id(h)] for h in scored[:SPEAKER_TOP]}:
+        by_name = bool(reading.names & {who[id(h)] for h in scored[:SPEAKER_TOP]})
+        if not by_name and not reading.asks_when:
             return hits
         for h in scored:
             assert h.z is not None and h.prior is not None
-            named = name_match(reading, who[id(h)])
-            z = speaker_z(h.z, named)
+            named = name_match(reading, who[id(h)]) if by_name else 0.0
+            timed = time_match(reading, h.content)
+            z = speaker_z(h.z, named, timed)
             rel = sigmoid(z)
             if explain and h.explain is not None:
-                h.explain["speaker"] = {"speaker": who[id(h)], "named": named,
+                h.explain["speaker"] = {"speaker": who[id(h)], "named": named, "says_when": timed,
                                         "first_relevance": h.explain.get("relevance")}
                 h.explain["relevance"] = round(rel, 6)
             h.z, h.score = z, rel * h.prior

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -39,11 +40,8 @@ from mem.format import relevance as R
 DEPTH = 40
 
 
-def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
-    """Per dev question: its evidence and, per hit of a stage-1 search, the features."""
-    from mem.format.index import attach
-    from mem.format.rerank import load_reranker
-    from mem.format.search import Searcher
+def dev_store(provider: str, log: Any = print) -> Path:
+    """The folder of the dev-only store for ``provider`` (built when missing): its ``store``."""
     from mem.format.store import Store
 
     data = convo_generate.dataset()
@@ -68,6 +66,18 @@ def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
         import_path(store, src, "jsonl", options=ImportOptions())
         rebuild(store, lexical=True, vectors=True)
         (root / "ready").write_text("ok\n", encoding="utf-8")
+    return root
+
+
+def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
+    """Per dev question: its evidence and, per hit of a stage-1 search, the features."""
+    from mem.format.index import attach
+    from mem.format.rerank import load_reranker
+    from mem.format.search import Searcher
+    from mem.format.store import Store
+
+    data = convo_generate.dataset()
+    root = dev_store(provider, log)
     store = Store.open(root / "store")
     attach(store)
     turn_of = {r.id: str(r.source["original_id"]) for r in store.iter_records()}
@@ -76,7 +86,7 @@ def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
     rows = []
     t0 = time.perf_counter()
     with Searcher(store, long_lived=True) as s:
-        s._speakers = lambda query, hits, explain: hits  # type: ignore[method-assign]  # stage 1 alone
+        s._stage2 = lambda query, hits, explain: hits  # type: ignore[method-assign]  # stage 1 alone
         for q in prep.queries("dev"):
             res = s.search(q.text, scopes=[q.scope], k=DEPTH, explain=True)
             hits = res.hits
@@ -88,8 +98,10 @@ def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
                 speaker = R.speaker_of(h.record.source, h.content)
                 feats.append((ex.get("vector", {}).get("cosine") or 0.0, ex.get("coverage") or 0.0,
                               R.name_match(reading, speaker), ms[i] if i < len(ms) else 0.0,
-                              float(ex.get("prior", 1.0)), prep.turn_of[h.id] in q.relevant, speaker))
-            rows.append({"q": q, "feats": feats, "named_pool": reading.names & {f[6] for f in feats[:R.SPEAKER_TOP]}})
+                              float(ex.get("prior", 1.0)), prep.turn_of[h.id] in q.relevant,
+                              R.time_match(reading, h.content), speaker))
+            rows.append({"q": q, "feats": feats, "asks_when": reading.asks_when,
+                         "named_pool": reading.names & {f[7] for f in feats[:R.SPEAKER_TOP]}})
     log(f"searched {len(rows)} dev questions in {time.perf_counter() - t0:.0f} s")
     return rows
 
@@ -110,12 +122,14 @@ def logfit(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, l2: f
 def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8)) -> None:
     arrs = []
     for r in rows:
-        f = np.array([x[:6] for x in r["feats"]], dtype=float).reshape(-1, 6)
+        f = np.array([x[:7] for x in r["feats"]], dtype=float).reshape(-1, 7)
         arrs.append((r, f))
 
-    def metrics(z_of: Any, floor: float | None = None) -> tuple[float, float, float, float]:
+    def metrics(z_of: Any, floor: float | None = None, kind: str | None = None) -> tuple[float, float, float, float]:
         r5, r10, mrr, empty = [], [], [], []
         for r, f in arrs:
+            if kind is not None and r["q"].kind != kind:
+                continue
             if len(f):
                 s = f[:, 4] / (1 + np.exp(-z_of(r, f)))
                 order = np.lexsort((np.arange(len(s)), -s))
@@ -132,7 +146,8 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
                 mrr.append(1 / (nz[0] + 1) if len(nz) else 0.0)
             else:
                 empty.append(len(lab) == 0)
-        return float(np.mean(r5)), float(np.mean(r10)), float(np.mean(mrr)), float(np.mean(empty))
+        return (float(np.mean(r5)), float(np.mean(r10)), float(np.mean(mrr)),
+                float(np.mean(empty)) if empty else float("nan"))
 
     print("stage 1, vector weight grid (dev R@5 / R@10 / MRR):")
     best = None
@@ -155,49 +170,78 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
     def top(z: np.ndarray, f: np.ndarray, n: int) -> np.ndarray:
         return np.lexsort((np.arange(len(z)), -f[:, 4] / (1 + np.exp(-z))))[:n]
 
-    xs, ys = [], []
-    for r, f in arrs:  # stage 2 is fitted on the best SPEAKER_TOP, the hits it reads
-        if len(f) and r["named_pool"]:
-            t = top(z1(r, f), f, R.SPEAKER_TOP)
-            xs.append(np.column_stack([z1(r, f)[t], f[t, 2], f[t, 2] * base(f)[t]]))
+    def named(r: Any, f: np.ndarray) -> np.ndarray:  # the speaker counts when it is named in the pool
+        return f[:, 2] if r["named_pool"] else np.zeros(len(f))
+
+    def stages(use_time: bool, rerank_top: int) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+        """Stage 2 (with or without the "when" evidence) and stage 3 over the best ``rerank_top``."""
+
+        def staged(r: Any) -> bool:  # stage 2 applies: the query names a speaker of the pool, or asks when
+            return bool(r["named_pool"]) or bool(r["asks_when"] and use_time)
+
+        xs, ys = [], []
+        for r, f in arrs:  # stage 2 is fitted on the best SPEAKER_TOP, the hits it reads
+            if len(f) and staged(r):
+                t = top(z1(r, f), f, R.SPEAKER_TOP)
+                cols = [z1(r, f)[t], named(r, f)[t], named(r, f)[t] * base(f)[t]]
+                xs.append(np.column_stack([*cols, f[t, 6]] if use_time else cols))
+                ys.append(f[t, 5])
+        c2 = logfit(np.vstack(xs), np.concatenate(ys))
+        if not use_time:
+            c2 = np.array([c2[0], c2[1], c2[2], 0.0, c2[3]])
+
+        def z2(r: Any, f: np.ndarray) -> np.ndarray:
+            z = z1(r, f)
+            if staged(r):
+                n = named(r, f)
+                z = c2[0] * z + c2[1] * n + c2[2] * n * base(f) + c2[3] * f[:, 6] + c2[4]
+            return z
+
+        xs, ys, offs = [], [], []
+        for r, f in arrs:
+            if not len(f):
+                continue
+            z = z2(r, f)
+            t = top(z, f, rerank_top)
+            m = f[t, 3] - R.MAXSIM_CENTER
+            xs.append(np.column_stack([m, f[t, 2] * m]))
             ys.append(f[t, 5])
-    c2 = logfit(np.vstack(xs), np.concatenate(ys))
+            offs.append(z[t])
+        c3 = logfit(np.vstack(xs), np.concatenate(ys), offset=np.concatenate(offs))
 
-    def z2(r: Any, f: np.ndarray) -> np.ndarray:
-        z = z1(r, f)
-        if r["named_pool"]:
-            z = c2[0] * z + c2[1] * f[:, 2] + c2[2] * f[:, 2] * base(f) + c2[3]
-        return z
+        def z3(r: Any, f: np.ndarray) -> np.ndarray:
+            z = z2(r, f).copy()
+            t = top(z, f, rerank_top)
+            m = f[t, 3] - R.MAXSIM_CENTER
+            z[t] = z[t] + c3[0] * m + c3[1] * f[t, 2] * m + c3[2]
+            return z
 
-    xs, ys, offs = [], [], []
-    for r, f in arrs:
-        if not len(f):
-            continue
-        z = z2(r, f)
-        t = top(z, f, R.RERANK_TOP)
-        m = f[t, 3] - R.MAXSIM_CENTER
-        xs.append(np.column_stack([m, f[t, 2] * m]))
-        ys.append(f[t, 5])
-        offs.append(z[t])
-    c3 = logfit(np.vstack(xs), np.concatenate(ys), offset=np.concatenate(offs))
+        return z2, z3, c2, c3
 
-    def z3(r: Any, f: np.ndarray) -> np.ndarray:
-        z = z2(r, f).copy()
-        t = top(z, f, R.RERANK_TOP)
-        m = f[t, 3] - R.MAXSIM_CENTER
-        z[t] = z[t] + c3[0] * m + c3[1] * f[t, 2] * m + c3[2]
-        return z
-
+    z2, z3, c2, c3 = stages(True, R.RERANK_TOP)
     print(f"VECTOR_WEIGHT = {w}")
     print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
-    print(f"S_Z1, S_NAMED, S_NAMED_B, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, {c2[2]:.3f}, {c2[3]:.3f}")
-    print(f"R_MAXSIM, R_NAMED_M, R_BIAS = {c3[0]:.3f}, {c3[1]:.3f}, {c3[2]:.3f}  (R_Z = 1, an offset)")
-    print("\n| stage (dev) | R@5 | R@10 | MRR |\n|---|---|---|---|")
-    for name, zf in (("1: calibrated convex", z1), ("2: + speaker (the default)", z2), ("3: + reranker", z3)):
+    print(f"S_Z1, S_NAMED, S_NAMED_B, S_TIME, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, {c2[2]:.3f}, {c2[3]:.3f}, "
+          f"{c2[4]:.3f}")
+    print(f"R_MAXSIM, R_NAMED_M, R_BIAS = {c3[0]:.3f}, {c3[1]:.3f}, {c3[2]:.3f}  (R_Z = 1, an offset; "
+          f"RERANK_TOP = {R.RERANK_TOP})")
+    kinds = sorted({r["q"].kind for r in rows if r["q"].relevant})
+    z2n, _z3n, c2n, _c3n = stages(False, R.RERANK_TOP)
+    print(f"(without the when evidence: S_Z1, S_NAMED, S_NAMED_B, S_BIAS = {c2n[0]:.3f}, {c2n[1]:.3f}, "
+          f"{c2n[2]:.3f}, {c2n[4]:.3f})")
+    print("\n| stage (dev) | R@5 | R@10 | MRR | " + " | ".join(f"{k} R@10 / MRR" for k in kinds) + " |")
+    print("|---|---|---|---|" + "---|" * len(kinds))
+    ranked = [("1: calibrated convex", z1), ("2: + speaker", z2n), ("2: + speaker + when (the default)", z2),
+              (f"3: + reranker, top {R.RERANK_TOP}", z3)]
+    for n in (n for n in (10, 20, 30) if n != R.RERANK_TOP):
+        ranked.append((f"3: + reranker, top {n}", stages(True, n)[1]))
+    for name, zf in ranked:
         m = metrics(zf)
-        print(f"| {name} | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} |")
+        per = [metrics(zf, kind=k) for k in kinds]
+        print(f"| {name} | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} | " + " | ".join(f"{p[1]:.3f} / {p[2]:.3f}" for p in per)
+              + " |")
     print("\n| floor | stage 2 R@10 | unanswerable: empty | stage 3 R@10 | unanswerable: empty |\n|---|---|---|---|---|")
-    for fl in (0.005, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5):
+    for fl in (0.005, 0.01, 0.011, 0.012, 0.013, 0.014, 0.015, 0.0175, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5):
         a, b = metrics(z2, fl), metrics(z3, fl)
         print(f"| {fl} | {a[1]:.4f} | {a[3]:.3f} | {b[1]:.4f} | {b[3]:.3f} |")
 
@@ -205,9 +249,19 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--embedder", default=os.environ.get("MEM_EMBEDDER", "minilm"))
+    ap.add_argument("--rows", type=Path, help="keep the searched features in this file and read them from it "
+                    "next time (only the fit is run again)")
     a = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = a.embedder
-    fit(collect(a.embedder))
+    if a.rows is not None and a.rows.exists():
+        with open(a.rows, "rb") as f:
+            rows = pickle.load(f)
+    else:
+        rows = collect(a.embedder)
+        if a.rows is not None:
+            with open(a.rows, "wb") as f:
+                pickle.dump(rows, f)
+    fit(rows)
     return 0
 
 

@@ -15,10 +15,14 @@ from hypothesis import strategies as st
 from mem.format.errors import EmbedderUnavailableError, RerankerUnavailableError
 from mem.format.relevance import (
     date_match,
+    first_z,
+    has_time,
     name_match,
     read_query,
     sigmoid,
     speaker_of,
+    speaker_z,
+    time_match,
 )
 from mem.format.search import open_searcher
 from mem.format.store import Store
@@ -57,6 +61,50 @@ def test_speaker_and_time_match() -> None:
     assert date_match(r, _dt.datetime(2023, 5, 31, 23, tzinfo=UTC)) == 1.0
     assert date_match(r, _dt.datetime(2023, 6, 1, tzinfo=UTC)) == 0.0
     assert date_match(r, None) == 0.0
+
+
+def test_has_time_and_time_match() -> None:
+    for text in ("I passed my driving test last Saturday!", "we moved three days ago", "earlier today",
+                 "Saw them live on Wednesday", "back in March 2021", "on 2023-05-07", "this morning I ran 5k",
+                 "Mila turned 4 yesterday"):
+        assert has_time(text) == 1.0, text
+    # negative: habits, "the last time", a modal "may", a number that is no year, no time at all
+    for text in ("I help out on Saturdays", "the last time I saw him", "May I come over?", "I ran 3000 metres",
+                 "Any plans for the weekend?", "Nothing beats old jazz on a rainy afternoon"):
+        assert has_time(text) == 0.0, text
+    when, what = read_query("When did Ana adopt the dog?"), read_query("What dog did Ana adopt?")
+    assert time_match(when, "we adopted him yesterday") == 1.0
+    assert time_match(when, "we adopted a greyhound") == 0.0
+    assert time_match(what, "we adopted him yesterday") == 0.0  # only a question that asks when
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_has_time_never_fails(text: str) -> None:
+    assert has_time(text) in (0.0, 1.0)
+
+
+def test_when_question_prefers_the_turn_that_says_when(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage 2 with the real model: a "when" question ranks the turn that says when above one that
+    is about the same thing without a time; the same words asked "what" do not weigh the time."""
+    from mem.format.index import attach
+
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")
+    attach(store)
+    dated = store.add("We adopted a dog from the shelter on Sunday.", scope="c",
+                      kind="episode", source={"speaker": "Ana"}).id
+    plain = store.add("We adopted a dog from the shelter.", scope="c", kind="episode", source={"speaker": "Ana"}).id
+    store.add("How is the new dog settling in, Ana?", scope="c", kind="episode", source={"speaker": "Ben"})
+    s = open_searcher(store)
+    what = s.search("Which dog did Ana adopt from the shelter?", k=3, explain=True)
+    assert what.hits[0].id == plain  # the precondition: without "when", the other turn is first
+    when = s.search("When did Ana adopt the dog from the shelter?", k=3, explain=True)
+    assert [h.id for h in when.hits[:2]] == [dated, plain]
+    ex = when.hits[0].explain
+    assert ex is not None and ex["speaker"]["says_when"] == 1.0 and ex["speaker"]["named"] == 1.0
+    first = when.hits[0]
+    assert first.z is not None and first.z > speaker_z(first_z(ex["base"]), 1.0, 0.0)  # the time counted
+    assert when.hits[1].explain is not None and when.hits[1].explain["speaker"]["says_when"] == 0.0
 
 
 def _add(store: Store) -> dict[str, str]:
@@ -198,7 +246,7 @@ def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pyt
     top = res.hits[0]
     assert top.id == answer and top.explain is not None
     sp, rr = top.explain["speaker"], top.explain["rerank"]
-    assert sp == {"speaker": "caroline", "named": 1.0, "first_relevance": sp["first_relevance"]}
+    assert sp == {"speaker": "caroline", "named": 1.0, "says_when": 1.0, "first_relevance": sp["first_relevance"]}
     assert rr["date_named"] == 1.0 and rr["maxsim"] > 0.5
     assert top.explain["relevance"] > sp["first_relevance"]
     # negative: the other speaker's turns are not named
