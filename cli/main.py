@@ -58,6 +58,17 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        # the file system refused where no library call turned it into a MemError (a full disk
+        # in a third-party writer): exit 11 naming the file, never a traceback
+        from pathlib import Path
+
+        from mem.format.fsutil import io_error
+
+        where = exc.filename if isinstance(exc.filename, str) else "."
+        err = io_error(exc, Path(where), "complete the command")
+        report_error(err)
+        return int(err.exit_code)
     return 0
 
 

@@ -170,3 +170,9 @@ class RerankerUnavailableError(EmbedderUnavailableError):
 class StoreIOError(MemError):
     exit_code = ExitCode.IO_ERROR
     code = "io-error"
+
+
+class ReadOnlyStoreError(StoreIOError):
+    """The file system refused a write because the store is read-only for this process (a
+    read-only mount, files of another user): exit 11 like any refusal. Readers that can answer
+    without writing (a search from the index as it is) catch it and say so."""

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .errors import MemError, StoreIOError
+from .errors import MemError, ReadOnlyStoreError, StoreIOError
 
 #: Temporary files carry this marker so ``verify`` can find leftovers of a crash.
 TMP_MARKER = ".mem-tmp-"
@@ -31,11 +31,12 @@ def io_error(exc: OSError, path: Path, what: str) -> StoreIOError:
 
 def _io_error(exc: OSError, path: Path, what: str) -> StoreIOError:
     reason = exc.strerror or str(exc)
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return ReadOnlyStoreError(f"cannot {what}: {reason}", path=path,
+                                  hint="the store is read-only or not writable by you")
     hint = None
-    if exc.errno == errno.ENOSPC:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         hint = "the disk is full; free space and run the command again"
-    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        hint = "the store is read-only or not writable by you"
     return StoreIOError(f"cannot {what}: {reason}", path=path, hint=hint)
 
 

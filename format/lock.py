@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from .errors import LockTimeoutError, StoreIOError
+from .errors import LockTimeoutError
+from .fsutil import io_error
 
 
 class WriterLock:
@@ -43,8 +44,8 @@ class WriterLock:
             self.check()
         try:  # never through a symbolic link: it would create or lock a file outside the store
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except OSError as exc:
-            raise StoreIOError(f"cannot open the lock file: {exc.strerror}", path=self.path) from None
+        except OSError as exc:  # a read-only store: ReadOnlyStoreError (readers catch it)
+            raise io_error(exc, self.path, "open the lock file") from None
         deadline = time.monotonic() + max(0.0, self.timeout)
         delay = 0.005
         while True:

@@ -49,6 +49,7 @@ from .errors import (
     InvalidInputError,
     LockTimeoutError,
     MemError,
+    ReadOnlyStoreError,
     RecordParseError,
 )
 from .lexfast import STATUS_PRIOR as STATUS_PRIOR
@@ -73,6 +74,11 @@ MAX_K = 1000
 BACKFILL_LIMIT: int | None = 32
 #: How many times a search runs again when a concurrent swap replaced the index it was reading.
 SWAP_RETRIES = 5
+
+
+#: What a search of a store it cannot write says (spec/cli/search.md, "A read-only store").
+READ_ONLY_WARNING = ("the store is read-only here: the index was not refreshed, and results come from it as it "
+                     "is (changes since it was last updated may be missing or left out)")
 
 
 @dataclass
@@ -218,7 +224,13 @@ class Searcher:
         idx_dir = self.store.index_dir
         m = self._pointers.read(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
         if m is None or older_schema(m):
-            refresh(self.store)  # builds it (anew, when an older mem built it)
+            try:
+                refresh(self.store)  # builds it (anew, when an older mem built it)
+            except ReadOnlyStoreError as exc:
+                raise ReadOnlyStoreError(
+                    f"the store is read-only here and has no search index this mem can use, so none can be "
+                    f"built ({exc.message})", path=idx_dir,
+                    hint="run `mem rebuild` where the store is writable, or search a writable copy") from None
             m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
             if m is None or older_schema(m):
                 raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
@@ -238,6 +250,8 @@ class Searcher:
             self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
             warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
+        except ReadOnlyStoreError:
+            warnings.append(READ_ONLY_WARNING)
         return self._lex
 
     def configured_space(self) -> Any:
@@ -280,7 +294,12 @@ class Searcher:
         want = self.configured_space()
         if m is None:
             emb = self.embedder()
-            create_empty_vectors(self.store, emb)
+            try:
+                create_empty_vectors(self.store, emb)
+            except ReadOnlyStoreError:
+                raise IndexUnavailableError(
+                    "the store has no vector index and is read-only here, so none can be made",
+                    path=idx_dir / VECTORS_POINTER, hint="run `mem rebuild` where the store is writable") from None
             m = read_pointer(idx_dir, VECTORS_POINTER, VECTORS_KIND)
             assert m is not None
         if self._vec is None or self._vec.generation != m["generation"]:
@@ -297,7 +316,12 @@ class Searcher:
             )
         # within a budget (a search never waits on a backlog); None: all of it, unbudgeted
         budget = {} if self.backfill_limit is not None else {"budget_s": None}
-        _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit, **budget)
+        try:
+            _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit, **budget)
+        except ReadOnlyStoreError:  # nothing can be written: the vectors as they are
+            from .index.backlog import missing_vectors
+
+            left = len(missing_vectors(lex, vec))
         self._backfill_left = left
         return vec
 
@@ -581,6 +605,10 @@ class Searcher:
                     self._reindex(lex, stale)
                 except LockTimeoutError:
                     warnings.append("some index entries were stale and could not be refreshed (store locked)")
+                    break
+                except ReadOnlyStoreError:
+                    if READ_ONLY_WARNING not in warnings:
+                        warnings.append(READ_ONLY_WARNING)
                     break
                 continue
             exhausted = len(lex_hits) < fetch and len(vec_hits) < fetch

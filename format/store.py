@@ -305,7 +305,9 @@ class Store:
                 lock_timeout = float(env) if env else 10.0
             except ValueError:
                 raise ValidationError(f"{LOCK_TIMEOUT_ENV}={env!r} is not a number") from None
-        self.lock = WriterLock(self.local_dir / "lock", timeout=lock_timeout, check=self.check_no_symlinks)
+        # .mem/ is created when the lock is first taken, not here: a reader of a read-only store
+        # (a read-only mount, another user's checkout) never needs to write anything
+        self.lock = WriterLock(self.root / LOCAL_DIR / "lock", timeout=lock_timeout, check=self._before_lock)
         self._actor = actor
         self.tombstones = TombstoneSet(root / TOMBSTONES_DIR)
         self._log: AuditLog | None = None
@@ -681,6 +683,10 @@ class Store:
         self.check_appendable(scopes)
         with undoable():
             yield
+
+    def _before_lock(self) -> None:
+        self.check_no_symlinks()
+        _ = self.local_dir  # created (owner-only, with its .gitignore) for the lock file
 
     def check_no_symlinks(self) -> None:
         """Refuse to write (exit 5) when a folder mem writes to is a symbolic link: the audit log,

@@ -268,7 +268,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("E401", "error", "index corrupt",
          "A derived index (lexical or vector) cannot be used: its pointer file does not parse, "
          "its generation directory is missing, tantivy cannot open it, or a vector matrix "
-         "disagrees with its rows.",
+         "disagrees with its rows. Not when the file system refuses (a full disk, a read-only "
+         "store): verify then exits 11 naming the file (spec/index.md).",
          "run `mem rebuild` (indexes are derived from the records; nothing is lost)"),
     Rule("W401", "warning", "index stale",
          "The lexical index does not reflect the records: records were added, changed or "
@@ -805,13 +806,15 @@ class _Verifier:
             index_stats, staleness = index_api.index_stats, index_api.staleness
         except (ImportError, AttributeError):  # the index package is not available yet
             return
-        from .errors import MemError
+        from .errors import MemError, StoreIOError
         from .store import Store
 
         live = len(files.live)
         try:
             store = Store(self.root)
             stats = index_stats(store).to_dict()
+        except StoreIOError:
+            raise  # the file system refused (a full disk): exit 11 with the truth, not E401
         except MemError as exc:
             self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
             return
@@ -831,6 +834,8 @@ class _Verifier:
         if lex.get("present") and not lex.get("corrupt"):
             try:
                 st = staleness(store, full=self.full).to_dict()
+            except StoreIOError:
+                raise
             except MemError as exc:
                 if not corrupt:  # the same damage is reported once
                     self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)

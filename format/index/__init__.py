@@ -17,7 +17,7 @@ from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import ids
-from ..errors import MemError, RecordParseError
+from ..errors import MemError, RecordParseError, StoreIOError
 
 # mem's own writes are journaled in PENDING_FILE (JSON Lines) and applied at the next refresh;
 # stores with at most FULL_SCAN_MAX_DOCS records get a full stat scan on every refresh (~4 us a
@@ -31,6 +31,7 @@ from .common import (
     LEXICAL_POINTER,
     VECTORS_KIND,
     VECTORS_POINTER,
+    build_failure,
     garbage,
     new_build_dir,
     read_pointer,
@@ -1023,8 +1024,11 @@ def rebuild(
             built = build_indexes(store, dest, lexical=lexical, vectors=vectors, embedder=embedder,
                                   progress=progress, reuse_vectors=reuse_vectors, workers=workers)
             swap_in(store, built)
-        except BaseException:
+        except BaseException as exc:
             remove_tree(dest)
+            refused = build_failure(exc, dest)
+            if refused is not None:
+                raise refused from None
             raise
         if lexical and vectors is False and (store.index_dir / VECTORS_POINTER).exists():
             # the vectors now follow a new lexical generation: resync them by full comparison
@@ -1056,8 +1060,11 @@ def compact(store: Store, *, progress: Progress | None = None) -> dict[str, Any]
             built = build_indexes(store, dest, lexical=True, vectors=bool(vec_present), embedder=emb,
                                   progress=progress, reuse_vectors=True)
             swap_in(store, built)
-        except BaseException:
+        except BaseException as exc:
             remove_tree(dest)
+            refused = build_failure(exc, dest)
+            if refused is not None:
+                raise refused from None
             raise
     after = index_stats(store).to_dict()
     return {
@@ -1174,6 +1181,8 @@ def index_stats(store: Store) -> IndexStats:
                         pending=len(_read_pending(store)))
             st = _plan(store, lex, False)
             lexd["stale_scopes"] = sorted(set(st.staleness.scopes_changed))
+    except StoreIOError:
+        raise  # the file system refused (a full disk): the truth, never "corrupt"
     except MemError as exc:
         lexd["corrupt"] = str(exc)
     try:
@@ -1194,6 +1203,10 @@ def index_stats(store: Store) -> IndexStats:
                     vecd["missing"] = len(_missing_vectors(lex, vec, full=True))
             finally:
                 vec.close()
+    except StoreIOError:
+        if lex is not None:
+            lex.close()
+        raise
     except MemError as exc:
         vecd["corrupt"] = str(exc)
     if lex is not None:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import IndexUnavailableError
+from ..errors import IndexUnavailableError, StoreIOError
+
+if TYPE_CHECKING:
+    import sqlite3
 from ..fsutil import DIR_MODE, FILE_MODE, atomic_write, ensure_dir
 
 LEXICAL_POINTER = "lexical.json"
@@ -177,3 +182,94 @@ def garbage(index_dir: Path, live: set[str]) -> list[Path]:
         ):
             out.append(Path(e.path))
     return out
+
+
+# -- the file system's refusals, told apart from damage ------------------------------------------
+
+#: SQLite result codes (and their extended forms) that mean the file system refused, not that
+#: the file is damaged: a full disk, a read-only mount, no permission, an I/O error.
+_SQLITE_IO = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")
+#: errno values of the file system refusing a write (tantivy reports them as "os error N").
+_REFUSALS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+_OS_ERROR = re.compile(r"\(os error (\d+)\)|Os \{ code: (\d+)")
+
+
+def _refusal_at(path: Path) -> int | None:
+    """Why the file system holding ``path`` refuses writes now (an errno), or None when it does
+    not: a read-only mount, a folder this process cannot write, no free block."""
+    folder = path if path.is_dir() else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    if st.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    if not os.access(folder, os.W_OK):
+        return errno.EACCES
+    if st.f_bavail == 0 or (st.f_favail == 0 and st.f_files > 0):
+        return errno.ENOSPC
+    return None
+
+
+def io_failure(exc: BaseException, path: Path, what: str) -> StoreIOError | None:
+    """The exit-11 error when ``exc`` (an ``sqlite3`` or tantivy error about ``path``) is the
+    file system refusing (full, read-only, not writable), else None (the caller reports damage).
+
+    tantivy names the errno in its message ("os error 28", "Os { code: 30"); SQLite says only "disk I/O error" or
+    "unable to open database file", so for it the file system is asked (``_refusal_at``): an
+    index is never called corrupt because the disk is full."""
+    from ..fsutil import io_error
+
+    name = getattr(exc, "sqlite_errorname", None)
+    err: int | None = None
+    if isinstance(name, str):
+        if name.startswith(_SQLITE_IO):
+            err = _refusal_at(path)
+    else:
+        m = _OS_ERROR.search(str(exc))
+        if m is not None and int(m.group(1) or m.group(2)) in _REFUSALS:
+            err = int(m.group(1) or m.group(2))
+    if err is None:
+        return None
+    return io_error(OSError(err, os.strerror(err)), path, what)
+
+
+def open_sqlite(path: Path, timeout: float) -> tuple[sqlite3.Connection, bool]:
+    """Open an existing index table (SQLite) and whether it is read-only.
+
+    In a folder this process can write: WAL mode, as every index table. In one it cannot (a
+    read-only store: a read-only mount, a checkout of another user), read-only without creating
+    anything (SQLite's ``mode=ro``; when that needs the WAL's shared-memory file, which cannot be
+    created there, ``immutable=1``: the table is read as it is on disk)."""
+    import sqlite3
+    from urllib.parse import quote
+
+    if os.access(path.parent, os.W_OK):
+        db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db, False
+    uri = "file:" + quote(str(path))
+    try:
+        db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=timeout, isolation_level=None)
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return db, True
+    except sqlite3.OperationalError:
+        pass
+    return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=timeout, isolation_level=None), True
+
+
+def build_failure(exc: BaseException, dest: Path) -> StoreIOError | None:
+    """The exit-11 error when building or writing an index into ``dest`` failed because the file
+    system refused (an ``OSError``, or a tantivy or SQLite error saying so), else None: the
+    caller re-raises ``exc``. ``rebuild`` and ``compact`` call it, so a full disk is reported as
+    a full disk, never as a traceback."""
+    from ..fsutil import io_error
+
+    if isinstance(exc, OSError) and exc.errno in (*_REFUSALS, errno.EIO):
+        return io_error(exc, Path(exc.filename) if isinstance(exc.filename, str) else dest, "write the index")
+    if isinstance(exc, OSError | ValueError | RuntimeError) or type(exc).__module__ == "sqlite3":
+        return io_failure(exc, dest, "write the index")
+    return None

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import IndexUnavailableError
+from ..errors import IndexUnavailableError, MemError, ReadOnlyStoreError
 from ..ids import is_id, is_kind, is_scope
 from ..lexfast import CONTENT_TOKENIZER, content_analyzer, nfc, open_index, run_query
 from ..lexfast import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported (one definition)
@@ -34,6 +34,8 @@ from .common import (
     POINTER_VERSION,
     REBUILD_HINT,
     create_private,
+    io_failure,
+    open_sqlite,
     read_pointer,
     write_pointer,
 )
@@ -334,15 +336,15 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
     try:
         if create:
             create_private(path)
-        db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        if create:
+            db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(STATE_SQL)
         else:
+            db, read_only = open_sqlite(path, BUSY_TIMEOUT)
             db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
             have = {str(r[1]) for r in db.execute("PRAGMA table_info(records)")}
-            if any(col not in have for col, _t in META_COLUMNS):  # a state table an older mem wrote
+            if not read_only and any(col not in have for col, _t in META_COLUMNS):  # an older mem's state table
                 with _without_waiting(db):
                     try:
                         db.execute("BEGIN IMMEDIATE")
@@ -354,16 +356,21 @@ def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
                         with contextlib.suppress(sqlite3.Error):
                             db.execute("ROLLBACK")
     except sqlite3.DatabaseError as exc:
-        raise IndexUnavailableError(f"the lexical index state table is corrupt: {exc}", path=path,
-                                    hint=REBUILD_HINT) from None
+        raise io_failure(exc, path, "open the lexical index state table") or IndexUnavailableError(
+            f"the lexical index state table is corrupt: {exc}", path=path, hint=REBUILD_HINT) from None
     return db
 
 
 LEXICAL_REBUILD_HINT = "run `mem rebuild --lexical`: it rebuilds the index from the records, nothing is lost"
 
 
-def damaged(path: Path, exc: BaseException, what: str = "read") -> IndexUnavailableError:
-    """The error for a tantivy failure on the generation at ``path`` (never a traceback)."""
+def damaged(path: Path, exc: BaseException, what: str = "read") -> MemError:
+    """The error for a tantivy (or state table) failure on the generation at ``path`` (never a
+    traceback): exit 11 when the file system refused (a full disk, a read-only store), else the
+    index is damaged (exit 9)."""
+    refused = io_failure(exc, path, "write the lexical index" if what == "written" else "read the lexical index")
+    if refused is not None:
+        return refused
     return IndexUnavailableError(
         f"the lexical index folder cannot be {what}: it is damaged or incomplete ({exc})",
         path=path, hint=LEXICAL_REBUILD_HINT,
@@ -402,6 +409,7 @@ class LexicalIndex:
         self.manifest = manifest
         self.path = index_dir / str(manifest["generation"])
         self._index: Any = None
+        self._copy: Path | None = None  # a read-only store's private copy of the index (_open_copy)
         self._db: sqlite3.Connection | None = None
         self._searcher: Any = None
         # docs added - removed since the manifest was read (None: count them when saving)
@@ -442,8 +450,37 @@ class LexicalIndex:
             try:
                 self._index = open_index(str(self.path))
             except Exception as exc:  # tantivy raises ValueError/OSError variants
-                raise damaged(self.path, exc, "opened") from None
+                err = damaged(self.path, exc, "opened")
+                if not isinstance(err, ReadOnlyStoreError):
+                    raise err from None
+                self._index = self._open_copy(err)
         return self._index
+
+    def _open_copy(self, why: ReadOnlyStoreError) -> Any:
+        """The index of a read-only store: tantivy must lock a file in the index folder to open
+        it, which a read-only folder refuses, so it opens a private copy of the generation's
+        tantivy files in the temp folder (removed by ``close``). The state table is read in
+        place (``open_sqlite``)."""
+        import shutil
+        import tempfile
+
+        copy = Path(tempfile.mkdtemp(prefix="mem-read-only-index-"))
+        self._copy = copy
+        try:
+            for p in self.path.iterdir():
+                if p.is_file() and not p.name.startswith("state.db") and not p.name.endswith(".lock"):
+                    shutil.copyfile(p, copy / p.name)
+            return open_index(str(copy))
+        except Exception as exc:  # the copy failed too: the original refusal, with why
+            self._drop_copy()
+            raise why from exc
+
+    def _drop_copy(self) -> None:
+        if self._copy is not None:
+            import shutil
+
+            shutil.rmtree(self._copy, ignore_errors=True)
+            self._copy = None
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -466,6 +503,7 @@ class LexicalIndex:
             self._db = None
         self._index = None
         self._searcher = None
+        self._drop_copy()
 
     def reload(self) -> None:
         if self._index is not None:

@@ -33,6 +33,8 @@ from .common import (
     VECTORS_KIND,
     VECTORS_POINTER,
     create_private,
+    io_failure,
+    open_sqlite,
     read_pointer,
     write_pointer,
 )
@@ -113,15 +115,16 @@ def _open_db(path: Path, create: bool = False) -> sqlite3.Connection:
     try:
         if create:
             create_private(path)
-        db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        if create:
+            db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(VEC_SQL)
+        else:
+            db, _read_only = open_sqlite(path, 30)
         db.execute("SELECT 1 FROM delta LIMIT 1").fetchall()
     except sqlite3.DatabaseError as exc:
-        raise IndexUnavailableError(f"the vector index table is corrupt: {exc}", path=path,
-                                    hint="run `mem rebuild --vectors`") from None
+        raise io_failure(exc, path, "open the vector index table") or IndexUnavailableError(
+            f"the vector index table is corrupt: {exc}", path=path, hint="run `mem rebuild --vectors`") from None
     return db
 
 

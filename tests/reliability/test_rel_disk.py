@@ -178,3 +178,111 @@ def test_real_full_disk_and_read_only_mount(tmp_path: Path, tally: Callable[...,
         problems.append("read-only store changed")
     tally("disk full (real 1 MiB tmpfs) and read-only bind mount, via `mem`", trials=2, lost=lost, inconsistent=len(problems))
     assert lost == 0 and problems == [], problems
+
+
+READERS_SCRIPT = textwrap.dedent(
+    r"""
+    import json, os, shutil, subprocess, sys
+    mnt, mem = sys.argv[1], sys.argv[2]
+    out = {}
+    def run(*a):
+        p = subprocess.run([mem, *a], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        return [p.returncode, p.stdout, p.stderr]
+    # --- a full disk: a store whose index is one write behind, on a 8 MiB tmpfs filled up
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", mnt], check=True)
+    s = os.path.join(mnt, "s")
+    run("init", s)
+    for i in range(12):
+        run("--store", s, "add", f"kept note number {i} about apples")
+    out["built"] = run("--store", s, "search", "apples", "-k", "1")[0]
+    run("--store", s, "add", "a late note about pears")
+    fd = os.open(os.path.join(mnt, "filler"), os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"\0" * 4096) > 0:
+            pass
+    except OSError:
+        pass
+    os.close(fd)
+    full = {}
+    for args in (["search", "pears", "--mode", "lexical"], ["search", "pears"], ["verify"], ["verify", "--full"],
+                 ["rebuild"], ["compact"], ["export", "-o", os.path.join(mnt, "out.jsonl")],
+                 ["export", "--format", "markdown", "-o", os.path.join(mnt, "md")],
+                 ["export", "--format", "basic-memory", "-o", os.path.join(mnt, "bm")]):
+        full[" ".join(args[:2] if args[0] != "search" else args[:1] + args[2:])] = run("--store", s, *args)
+    out["full"] = full
+    os.unlink(os.path.join(mnt, "filler"))
+    out["after"] = run("--store", s, "search", "pears", "-k", "1")
+    # --- a read-only store: a bind mount, read-only, of a store with an index (the lock file and
+    # the WAL files removed: a fresh checkout of another user has none)
+    r = os.path.join(mnt, "r")
+    run("init", r)
+    for i in range(5):
+        run("--store", r, "add", f"kept note number {i} about apples")
+    run("--store", r, "search", "apples", "-k", "1")
+    run("--store", r, "add", "a late note about pears")  # after the index: not found, said so
+    os.unlink(os.path.join(r, ".mem", "lock"))
+    subprocess.run(["mount", "--bind", r, r], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", r], check=True)
+    before = sorted(os.path.join(d, f) for d, _, fs in os.walk(r) for f in fs)
+    ro = {}
+    for args in (["search", "apples", "--mode", "lexical", "-k", "2"], ["search", "apples", "-k", "2"],
+                 ["search", "apples", "--mode", "vector", "-k", "2"], ["search", "pears", "--mode", "lexical"],
+                 ["search", "apples", "--json", "-k", "1"], ["verify"]):
+        ro[" ".join(args)] = run("--store", r, *args)
+    out["ro"] = ro
+    out["ro_unchanged"] = before == sorted(os.path.join(d, f) for d, _, fs in os.walk(r) for f in fs)
+    out["tmp_left"] = [n for n in os.listdir(os.environ.get("TMPDIR", "/tmp")) if n.startswith("mem-read-only-index-")]
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.skipif(not _can_unshare(), reason="needs root and mount namespaces (unshare -m)")
+def test_full_disk_and_read_only_store_for_readers_and_index_commands(tmp_path: Path, tally: Callable[..., None]) -> None:
+    """Issue 19: on a full disk, search, verify, rebuild, compact and export exit 11 naming the
+    file and the reason, never "corrupt" (exit 9 / E401), never a traceback; a read-only store
+    (no lock file, nothing writable) is searched from its index as it is, in every mode, and
+    says that it could not refresh it."""
+    import json
+
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    script = tmp_path / "readers.py"
+    script.write_text(READERS_SCRIPT)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", sys.executable, str(script), str(mnt), MEM_EXE],
+        capture_output=True, text=True, env=driver_env({"TMPDIR": str(tmp)}), timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["built"] == 0
+    problems = []
+    for what, (rc, _o, err) in out["full"].items():
+        if rc != 11 or "Traceback" in err or "corrupt" in err or "No space left on device" not in err \
+                or str(mnt) not in err:
+            problems.append(f"full disk: `mem {what}` exit {rc}: {err.strip()[-300:]}")
+    rc, o, err = out["after"]
+    if rc != 0 or "pears" not in o:
+        problems.append(f"search after space was freed: exit {rc} {err[-200:]}")
+    warning = "the store is read-only here: the index was not refreshed"
+    for what, (rc, o, err) in out["ro"].items():
+        if rc != 0 or "Traceback" in err:
+            problems.append(f"read-only: `mem {what}` exit {rc}: {err.strip()[-300:]}")
+        elif what.startswith("search apples") and "apples" not in o:
+            problems.append(f"read-only: `mem {what}` found nothing: {o!r}")
+        elif what.startswith("search") and warning not in err:
+            problems.append(f"read-only: `mem {what}` did not say the index was not refreshed: {err!r}")
+    rc, o, _err = out["ro"]["search apples --json -k 1"]
+    if rc == 0 and not any(warning in w for w in json.loads(o)["warnings"]):
+        problems.append("read-only: --json has no warning")
+    if "pears" in out["ro"]["search pears --mode lexical"][1]:
+        problems.append("read-only: a record added after the index was found (the index was written?)")
+    if not out["ro_unchanged"]:
+        problems.append("read-only store changed")
+    if out["tmp_left"]:
+        problems.append(f"index copies left in the temp folder: {out['tmp_left']}")
+    tally("disk full (real tmpfs) and read-only bind mount: readers and index commands, via `mem`",
+          trials=2, inconsistent=len(problems))
+    assert problems == [], problems
