@@ -18,7 +18,7 @@ PY313 ?= $(call find_python,3.13)
 # interpreter (the lean search path's private-module fallbacks, jsonlite, start-up imports,
 # terminals, the record format and its parsers, the index libraries' wheels, the MCP SDK).
 VERSION_TESTS := tests/core tests/spec tests/secrets/test_corpus.py tests/search/test_lexfast.py \
-	tests/search/test_search_api.py tests/ecosystem/test_terminal.py tests/ecosystem/test_hostile_text.py \
+	tests/search/test_search_api.py tests/ecosystem/test_terminal.py tests/reliability/test_rel_terminal.py \
 	tests/ecosystem/test_mcp_session.py tests/importexport/test_jsonl.py tests/capture/test_patterns.py
 
 $(STAMP): pyproject.toml

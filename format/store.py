@@ -599,7 +599,9 @@ class Store:
         under the writer lock and report that record instead of writing a second one.
 
         The lexical index names candidates when there is one (each is read from its file and
-        checked); without one, every record of the scope is read."""
+        checked; the scope is refreshed first when it changed around mem, so a record a git pull
+        or a hand-written file brought is found too); without one, every record of the scope is
+        read."""
         ids.check_scope(scope)
         md = match_digest(content)
         try:

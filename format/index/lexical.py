@@ -555,6 +555,15 @@ class LexicalIndex:
             )
         }
 
+    def scope_ids(self, scope: str) -> set[str]:
+        """The ids the state holds for ``scope`` (no file state: a cheap listing)."""
+        import sqlite3
+
+        try:
+            return {str(r[0]) for r in self.db.execute("SELECT id FROM records WHERE scope=?", (scope,))}
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from None
+
     def state_version(self) -> int:
         """A number that changes with any commit to the state, by this connection or another
         process (SQLite's data_version, and this connection's own changes)."""

@@ -37,6 +37,19 @@ def tally() -> Callable[..., None]:
     return add_tally
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A module that names its attack family (``ATTACK = "attack: ..."``) gets one trial per test
+    in that row, and an inconsistency for each test that failed: the attack catalogue's files
+    that check exact outcomes (secrets, terminal text, forgetting) count without a tally call
+    in every test."""
+    outcome = yield
+    rep = outcome.get_result()
+    attack = getattr(getattr(item, "module", None), "ATTACK", None)
+    if isinstance(attack, str) and rep.when == "call" and not rep.skipped:
+        add_tally(attack, trials=1, inconsistent=0 if rep.passed else 1)
+
+
 def _report_dir(config: pytest.Config) -> Path:
     assert config.cache is not None
     return Path(config.cache.mkdir("reliability"))

@@ -3,13 +3,18 @@ and what mem cannot remove is named. Through the real `mem` executable."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_mem
+
+#: The row of the reliability report this file's tests count in (conftest.py).
+ATTACK = "attack: forgetting that is complete (drafts, exports, lift lines, emptied tombstones, by session), via `mem`"
 
 SECRET = "Quillfeather"
 
@@ -121,6 +126,36 @@ def test_add_is_idempotent_for_the_same_content(sdir: Path) -> None:
     files = list((sdir / "records" / "a").glob("*.md"))
     assert len(files) == 4
     assert [e["op"] for e in mem(sdir, "log", "--json").json()].count("add") == 5
+
+
+def test_add_is_idempotent_for_a_record_written_around_mem(sdir: Path, tmp_path: Path) -> None:
+    """A record file that came around mem (a git pull, a hand-written file) after the index last
+    caught up is found by the idempotence check like one mem wrote: `mem add` of the same content
+    reports it and adds nothing, and so does MCP-free `mem add --json`."""
+    assert mem(sdir, "add", "an unrelated memory", "--scope", "a").returncode == 0
+    assert mem(sdir, "rebuild", env={"MEM_EMBEDDER": "hashing"}).returncode == 0
+    other = tmp_path / "other"
+    assert run_mem("init", str(other)).returncode == 0
+    pulled = run_mem("--store", str(other), "add", "Ana drinks green tea", "--scope", "a").stdout.strip()
+    # the file arrives as a git pull would bring it (and its log: the other clone's own file)
+    (sdir / "records" / "a" / f"{pulled}.md").write_bytes((other / "records" / "a" / f"{pulled}.md").read_bytes())
+    for log in (other / "log").glob("*.jsonl"):
+        (sdir / "log" / log.name).write_bytes(log.read_bytes())
+    r = mem(sdir, "add", "ana drinks green tea", "--scope", "a")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == pulled + "\n" and "already stored" in r.stderr
+    # a hand-written file, in a mem add loop whose journal has entries the index has not applied
+    assert mem(sdir, "add", "journaled memory", "--scope", "a").returncode == 0
+    hand = pulled[:-1] + ("0" if pulled[-1] != "0" else "1")
+    text = (sdir / "records" / "a" / f"{pulled}.md").read_text("utf-8")
+    digest = "sha256:" + hashlib.sha256(b"Bob rides a red bike\n").hexdigest()
+    text = re.sub(r"digest: sha256:[0-9a-f]+", f"digest: {digest}", text.replace(pulled, hand))
+    (sdir / "records" / "a" / f"{hand}.md").write_text(text.replace("Ana drinks green tea", "Bob rides a red bike"), "utf-8")
+    assert mem(sdir, "show", hand).returncode == 0, "the hand-written record is valid"
+    r = mem(sdir, "add", "Bob rides a red bike.", "--scope", "a", "--json")
+    assert r.returncode == 0, r.stderr
+    assert r.json()["id"] == hand
+    assert len(list((sdir / "records" / "a").glob("*.md"))) == 4
 
 
 def test_a_markdown_export_rerun_removes_the_forgotten_scope_document(sdir: Path, tmp_path: Path) -> None:

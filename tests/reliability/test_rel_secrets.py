@@ -20,6 +20,9 @@ from tests.conftest import MEM_EXE, Result, run_mem
 from tests.importexport import builders as b
 from tests.importexport import peers
 
+#: The row of the reliability report this file's tests count in (conftest.py).
+ATTACK = "attack: secret-bearing writes on every path (add, update, edit, supersede, import readers, MCP), via `mem`"
+
 SECRET = "The wifi password for the house is sunnyday123"  # missed by capture before this policy
 VALUE = "sunnyday123"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

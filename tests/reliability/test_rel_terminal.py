@@ -19,6 +19,9 @@ from mem.format.csvcell import neutralize, restore
 from mem.format.store import Store
 from tests.conftest import MEM_EXE, Result, run_mem
 
+#: The row of the reliability report this file's tests count in (conftest.py).
+ATTACK = "attack: terminal escapes, bidi and NUL in memory text on output; CSV formulas"
+
 TITLE = "\x1b]0;pwned\x07"
 CLEAR = "\x1b[2J"
 HOSTILE = f"Alice{TITLE} likes {CLEAR}jazz \u202eevil\u202c and\x00 nul \x9b31m c1 \x7f"
