@@ -586,9 +586,15 @@ class Store:
             src = r.source
             seen = src.get("sightings")
             captures = [src, *(s for s in seen if isinstance(s, dict))] if isinstance(seen, list) else [src]
-            if session is not None and not any(session in (c.get("session"), c.get("conversation")) for c in captures):
+            # sightings beyond the list's 20 keep only their names (capture's sighting_sessions
+            # and sighting_transcripts)
+            more_sessions = src.get("sighting_sessions")
+            more_files = src.get("sighting_transcripts")
+            if session is not None and not any(session in (c.get("session"), c.get("conversation")) for c in captures) \
+                    and not (isinstance(more_sessions, list) and session in more_sessions):
                 continue
-            if transcript is not None and not any(from_transcript(c.get("transcript")) for c in captures):
+            if transcript is not None and not any(from_transcript(c.get("transcript")) for c in captures) \
+                    and not (isinstance(more_files, list) and any(from_transcript(t) for t in more_files)):
                 continue
             out.append(r)
         return out

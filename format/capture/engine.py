@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -281,18 +281,44 @@ def add_sighting(store: Store, record_id: str, src: dict[str, Any], *, reread: b
     sightings = [s for s in old if isinstance(s, dict)] if isinstance(old, list) else []
     if ident == own or any((s.get("transcript"), s.get("conversation"), s.get("turn")) == ident for s in sightings):
         return None
-    if len(sightings) >= MAX_SIGHTINGS and reread:
-        return None
-    count = rec.source.get("sighting_count")
-    total = (count if isinstance(count, int) else len(sightings)) + 1
+    update: dict[str, Any] = {}
+    if len(sightings) >= MAX_SIGHTINGS:
+        # the list is full: the sources it cannot hold are still kept, as a set of names, so
+        # that `mem forget --source/--transcript` finds the record by every session that said it
+        update = _overflow_sources(rec.source, sightings, new)
+        if reread and not update:
+            return None
+    if not reread or len(sightings) < MAX_SIGHTINGS:
+        count = rec.source.get("sighting_count")
+        update["sighting_count"] = (count if isinstance(count, int) else len(sightings)) + 1
     if len(sightings) < MAX_SIGHTINGS:
-        sightings = [*sightings, new]
+        update["sightings"] = [*sightings, new]
     return store.update(
         record_id,
-        source_update={"sightings": sightings, "sighting_count": total},
+        source_update=update,
         op="sighting",
         detail={"transcript": new.get("transcript"), "turn": new.get("turn"), "pattern": new.get("pattern")},
     )
+
+
+#: ``source`` keys of the sessions and transcripts of sightings beyond ``MAX_SIGHTINGS``.
+MORE_SESSIONS, MORE_TRANSCRIPTS = "sighting_sessions", "sighting_transcripts"
+
+
+def _overflow_sources(src: Mapping[str, Any], sightings: list[dict[str, Any]], new: dict[str, Any]) -> dict[str, Any]:
+    """The ``source`` update that adds ``new``'s session/conversation and transcript names to
+    the record's overflow lists (sorted, de-duplicated), when no capture of the record names
+    them yet; empty when all are known."""
+    known = [src, *sightings]
+    out: dict[str, Any] = {}
+    for key, fields in ((MORE_SESSIONS, ("session", "conversation")), (MORE_TRANSCRIPTS, ("transcript",))):
+        have = src.get(key)
+        names = {str(x) for x in have} if isinstance(have, list) else set()
+        seen = names | {str(c.get(f)) for c in known for f in fields if c.get(f) is not None}
+        add = {str(new[f]) for f in fields if new.get(f) is not None} - seen
+        if add:
+            out[key] = sorted(names | add)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -309,3 +309,28 @@ def test_a_basic_memory_export_rerun_removes_what_it_no_longer_writes(sdir: Path
     assert sorted(p.name for p in (out / "a").iterdir()) == ["event.md", "my-notes.md", "note.md"]
     assert all(SECRET not in p.read_text("utf-8") for p in out.rglob("*.md"))
     assert (out / "b" / "note.md").exists()
+
+
+def test_forget_by_source_finds_a_session_beyond_the_kept_sightings(sdir: Path, tmp_path: Path) -> None:
+    """`source.sightings` keeps a record's first 20 sightings; the sessions and transcripts of
+    later ones are kept by name (`sighting_sessions`, `sighting_transcripts`), so `--source` and
+    `--transcript` still find the record by the 22nd session that said it."""
+    rows = [{"role": "user", "content": "I am allergic to peanuts.", "conversation": f"day-{n:02d}"} for n in range(22)]
+    t = _jsonl(tmp_path / "many.jsonl", rows)
+    r = mem(sdir, "capture", str(t), "--scope", "sam")
+    assert r.returncode == 0, r.stderr
+    late = _jsonl(tmp_path / "late.jsonl", [{"role": "user", "content": "I am allergic to peanuts.",
+                                             "conversation": "day-99"}])
+    assert mem(sdir, "capture", str(late), "--scope", "sam").returncode == 0
+    (rec,) = mem(sdir, "list", "--scope", "sam", "--json").json()
+    src = rec["source"]
+    assert len(src["sightings"]) == 20 and src["sighting_count"] == 22
+    assert src["sighting_sessions"] == ["day-21", "day-99"]
+    assert src["sighting_transcripts"] == [str(late)]
+    for args in (("--source", "day-21"), ("--source", "day-99"), ("--transcript", str(late))):
+        r = mem(sdir, "forget", *args, "--dry-run")
+        assert r.returncode == 0 and rec["id"] in r.stdout, (args, r.stderr)
+    r = mem(sdir, "capture", str(t), "--scope", "sam", "--rescan")  # read again: nothing new, no count
+    assert r.returncode == 0, r.stderr
+    (again,) = mem(sdir, "list", "--scope", "sam", "--json").json()
+    assert again["source"] == src
