@@ -787,8 +787,12 @@ class LexicalIndex:
                     db.execute("INSERT OR REPLACE INTO records(id, scope, mtime_ns, size, digest, seq) "
                                "VALUES (?,?,?,?,?,?)", row[:6])
             db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                db.execute("ROLLBACK")
+            refused = io_failure(exc, self.path, "write the lexical index state table")  # a full disk
+            if refused is not None:
+                raise refused from None
             raise
         if self._docs_delta is not None:
             self._docs_delta += len({(f.scope, f.id) for f, _m, _s in puts} - known) - gone

@@ -552,8 +552,12 @@ class VectorIndex:
             for k, v in (meta or {}).items():
                 db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (k, v))
             db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                db.execute("ROLLBACK")
+            refused = io_failure(exc, self.path, "write the vector index")  # a full disk: exit 11
+            if refused is not None:
+                raise refused from None
             raise
 
     def get_meta(self, key: str) -> str | None:
