@@ -225,7 +225,9 @@ def io_failure(exc: BaseException, path: Path, what: str) -> StoreIOError | None
     name = getattr(exc, "sqlite_errorname", None)
     err: int | None = None
     if isinstance(name, str):
-        if name.startswith(_SQLITE_IO):
+        if name.startswith("SQLITE_FULL"):
+            err = errno.ENOSPC  # "database or disk is full": SQLite says which
+        elif name.startswith(_SQLITE_IO):
             err = _refusal_at(path)
     else:
         m = _OS_ERROR.search(str(exc))

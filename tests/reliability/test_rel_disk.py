@@ -286,3 +286,43 @@ def test_full_disk_and_read_only_store_for_readers_and_index_commands(tmp_path: 
     tally("disk full (real tmpfs) and read-only bind mount: readers and index commands, via `mem`",
           trials=2, inconsistent=len(problems))
     assert problems == [], problems
+
+
+def test_a_full_index_table_is_exit_11_naming_the_index(tmp_path: Path, tally: Callable[..., None]) -> None:
+    """SQLite reports a write it cannot make room for as SQLITE_FULL (the disk, or here its page
+    limit): the vector delta's and the lexical state's writes are then exit 11 naming the
+    generation folder, never a raw sqlite3 exception (a traceback through `mem`)."""
+    from mem.format.embed import load_embedder
+    from mem.format.index import _read_fields, rebuild
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+
+    s = Store.init(tmp_path / "s", actor="reliability@test")
+    rec = s.add("a memory about the harbor", scope="default")
+    emb = load_embedder("hashing")
+    rebuild(s, lexical=True, vectors=True, embedder=emb)
+    from mem.format.ids import new_id
+
+    f = _read_fields(s.record_path("default", rec.id), "default", rec.id)
+    vec = VectorIndex.open(s.index_dir)
+    lex = LexicalIndex.open(s.index_dir)
+    assert vec is not None and lex is not None
+    problems = []
+    for what, db, write in (
+        ("vector delta", vec.db, lambda: vec.add([("default", "X" * 26, "sha256:0", emb.embed(["x"])[0])] * 200)),
+        ("lexical state", lex.db, lambda: lex.apply([(f._replace(id=new_id()), 1, 1) for _ in range(300)], [])),
+    ):
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        try:
+            write()
+            problems.append(f"{what}: no error")
+        except StoreIOError as exc:
+            if exc.exit_code != 11 or "disk is full" not in (exc.hint or ""):
+                problems.append(f"{what}: {exc}")
+        except Exception as exc:  # the defect: a raw sqlite3 error
+            problems.append(f"{what}: {type(exc).__module__}.{type(exc).__name__}: {exc}")
+    vec.close()
+    lex.close()
+    tally("disk full: index table writes (SQLITE_FULL), in-process", trials=2, inconsistent=len(problems))
+    assert problems == [], problems
