@@ -199,12 +199,18 @@ class ScopedMemory:
 
     # -- search (kept warm) --------------------------------------------------------------------
 
-    def default_floor(self) -> float:
-        """The floor ``recall`` applies to calibrated scores when its caller names none."""
-        from .relevance import RECALL_MIN_SCORE
+    def default_floor(self) -> float | None:
+        """The floor ``recall`` applies to calibrated scores when its caller names none:
+        ``[mcp] min_score``, else ``relevance.RECALL_MIN_SCORE`` when the store's embedder is the
+        one the calibration was fitted with (``relevance.CALIBRATED_FOR``), else none (another
+        model's cosines score lower: that floor would drop answers, bench/README.md)."""
+        from .embed import choose
+        from .relevance import CALIBRATED_FOR, RECALL_MIN_SCORE
 
         conf = self.store.config.raw.get("mcp", {})
-        v = conf.get("min_score", RECALL_MIN_SCORE) if isinstance(conf, dict) else RECALL_MIN_SCORE
+        if not isinstance(conf, dict) or "min_score" not in conf:
+            return RECALL_MIN_SCORE if choose(self.store.config).provider == CALIBRATED_FOR else None
+        v = conf["min_score"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
             raise ValidationError("[mcp] min_score in config.toml is not a number")
         return float(v)
@@ -313,8 +319,8 @@ class ScopedMemory:
                 mode=mode,
                 **({} if min_score is None else {"min_score": min_score}),
             )
-            if min_score is None:
-                floor = self.default_floor()
+            floor = self.default_floor() if min_score is None else None
+            if floor is not None:
                 response.hits = [h for h in response.hits
                                  if getattr(h, "z", None) is None or float(getattr(h, "score", 0.0)) >= floor]
             payload = _search_payload(response, wanted)
@@ -634,7 +640,8 @@ def build_server(memory: ScopedMemory) -> Any:
             Field(description=(
                 "Leave out results scored below this. Hybrid scores estimate the chance (0-1) "
                 "that a memory answers the query; by default results below the server's floor "
-                f"(config.toml [mcp] min_score, else {RECALL_MIN_SCORE}) are left out.")),
+                f"(config.toml [mcp] min_score, else {RECALL_MIN_SCORE} with the default embedder) "
+                "are left out.")),
         ] = None,
         session: Annotated[
             str | None,

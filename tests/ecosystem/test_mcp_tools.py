@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mem.format.errors import MemError, NotFoundError, ValidationError
@@ -159,3 +161,22 @@ def test_calls_from_many_threads_share_one_warm_searcher(
             assert {r["scope"] for r in res["results"]} == {"alice"}
     finally:
         m.close()
+
+
+def test_default_floor_only_with_the_calibrated_embedder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """recall's default floor is fitted on MiniLM's scores: with another embedder it is not applied
+    (it would drop answers), unless [mcp] min_score names one; a configured floor always holds."""
+    from mem.format.relevance import CALIBRATED_FOR, RECALL_MIN_SCORE
+
+    monkeypatch.delenv("MEM_EMBEDDER", raising=False)
+    root = tmp_path
+    default = Store.init(root / "default", actor="tester@test")
+    assert CALIBRATED_FOR == "minilm"
+    assert ScopedMemory(default, ["alice"]).default_floor() == RECALL_MIN_SCORE
+    other = Store.init(root / "other", actor="tester@test")
+    (other.root / "config.toml").write_text('[embedder]\nprovider = "hashing"\n', "utf-8")
+    assert ScopedMemory(Store.open(other.root), ["alice"]).default_floor() is None
+    (other.root / "config.toml").write_text('[embedder]\nprovider = "hashing"\n[mcp]\nmin_score = 0.3\n', "utf-8")
+    assert ScopedMemory(Store.open(other.root), ["alice"]).default_floor() == 0.3
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")  # the environment picks the model, so it decides too
+    assert ScopedMemory(default, ["alice"]).default_floor() is None
