@@ -31,7 +31,7 @@ dev: $(STAMP)
 
 ## demo: build a memory from examples/store and search it
 demo: $(STAMP)
-	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	$(BIN)/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	rm -rf $(DEMO)
 	$(BIN)/python examples/make_demo_store.py $(DEMO)
 	$(BIN)/mem --store $(DEMO) rebuild
@@ -49,18 +49,19 @@ RELIABILITY_QUICK := tests/reliability/test_rel_secrets.py tests/reliability/tes
 	tests/reliability/test_rel_forgetting.py tests/reliability/test_rel_scopes.py
 RELIABILITY_SLOW := $(filter-out $(RELIABILITY_QUICK),$(wildcard tests/reliability/test_rel_*.py))
 test-fast: $(STAMP)
-	$(BIN)/ruff check format cli tests bench examples
-	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	$(BIN)/ruff check format cli mcpserver tests bench examples
+	$(BIN)/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	$(BIN)/python -m pytest -n 2 -q -x -m "not slow and not model" $(addprefix --ignore=,$(RELIABILITY_SLOW))
 
 lint: $(STAMP)
-	$(BIN)/ruff check format cli tests bench examples
+	$(BIN)/ruff check format cli mcpserver tests bench examples
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Byte-compile first: with PYTHONDONTWRITEBYTECODE set, every `mem` subprocess would compile
 # the package from source again (tens of ms per call, hundreds of calls).
 pytest: $(STAMP)
-	$(BIN)/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	$(BIN)/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	$(BIN)/python -m pytest -n 2 -q
 
 # test-py3XX: a venv .venv3XX with that interpreter, mem installed editable with the dev extras
@@ -73,11 +74,11 @@ pytest: $(STAMP)
 	touch $@
 
 test-py312: .venv312/.installed-stamp
-	.venv312/bin/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	.venv312/bin/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	.venv312/bin/python -m pytest -n 2 -q -p no:cacheprovider $(VERSION_TESTS)
 
 test-py313: .venv313/.installed-stamp
-	.venv313/bin/python -m compileall -q -j 0 src/mem format cli > /dev/null
+	.venv313/bin/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	.venv313/bin/python -m pytest -n 2 -q -p no:cacheprovider $(VERSION_TESTS)
 
 ## test-versions: the version subset on Python 3.12 and 3.13

@@ -74,7 +74,7 @@ def mem(path: Path, store: Path, *args: str) -> tuple[float, subprocess.Complete
 def pull_one(store: Path, template: Path, n: int) -> tuple[str, str]:
     """Write a record file into records/ana/ around mem (a copy of ``template`` with a new id and
     content, as a pull would bring it); returns (id, content)."""
-    from mem.format.ids import new_id
+    from mem.format.rules.ids import new_id
 
     rid = new_id()
     content = f"pulled memory number {n} written around mem {time.time_ns()}"

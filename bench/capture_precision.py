@@ -159,7 +159,7 @@ def throughput() -> dict[str, float]:
     from mem.format.capture.engine import capture
     from mem.format.capture.extract import extract
     from mem.format.capture.transcripts import read_jsonl
-    from mem.format.store import Store
+    from mem.format.store.store import Store
 
     texts = load_lines(DATA / "must_not_capture.txt") + [t for _, t in load_must(DATA / "must_capture.tsv")]
     filler = [

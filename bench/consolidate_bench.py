@@ -38,8 +38,8 @@ sys.path.insert(0, str(HERE))
 
 from corpus import generate  # noqa: E402
 
-from mem.format.consolidate import Consolidation, Options, run_summarizer  # noqa: E402
-from mem.format.store import Store  # noqa: E402
+from mem.format.ops.consolidate import Consolidation, Options, run_summarizer  # noqa: E402
+from mem.format.store.store import Store  # noqa: E402
 
 MEM = str(Path(sys.executable).parent / "mem")
 FAKE = [

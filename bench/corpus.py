@@ -17,9 +17,9 @@ import random
 import sys
 from pathlib import Path
 
-from mem.format import ids
-from mem.format.record import dump_record, make_record
-from mem.format.store import Store
+from mem.format.model.record import dump_record, make_record
+from mem.format.rules import ids
+from mem.format.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
 from quality import BURIED, EXACT, QUALITY, buried_record
@@ -128,7 +128,7 @@ def plant_buried(store: Store, quality_out: list[dict[str, object]], base_ms: in
 
 
 def _write(store: Store, rec: object) -> None:
-    from mem.format.record import Record
+    from mem.format.model.record import Record
 
     assert isinstance(rec, Record)
     d = store.records_dir / rec.scope

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from mem.format.embed import load_embedder
-from mem.format.index import build_indexes, new_build_dir
 from mem.format.index.common import remove_tree
-from mem.format.store import Store
+from mem.format.index.derived import build_indexes, new_build_dir
+from mem.format.store.store import Store
 
 
 def main() -> None:

@@ -38,9 +38,8 @@ sys.path.insert(0, str(HERE))
 
 from corpus import sentence  # noqa: E402
 
+from mem.format.base.errors import EmbedderUnavailableError  # noqa: E402
 from mem.format.embed import load_embedder  # noqa: E402
-from mem.format.errors import EmbedderUnavailableError  # noqa: E402
-from mem.format.index import attach, refresh  # noqa: E402
 from mem.format.index.backlog import (  # noqa: E402
     BULK_BATCH,
     BULK_WINDOW,
@@ -49,7 +48,8 @@ from mem.format.index.backlog import (  # noqa: E402
     embed_backlog,
     load_bulk_embedder,
 )
-from mem.format.store import Store  # noqa: E402
+from mem.format.index.derived import attach, refresh  # noqa: E402
+from mem.format.store.store import Store  # noqa: E402
 
 
 def texts(n: int, lo: int, hi: int, seed: int) -> list[str]:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mem.format.index.terms import coverage, query_weights, terms
-from mem.format.search import open_searcher, prior
-from mem.format.timeutil import now
+from mem.format.rules.timeutil import now
+from mem.format.search.engine import open_searcher, prior
 
 Cand = dict[str, Any]
 

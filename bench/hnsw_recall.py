@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from mem.format.index.vectors import usearch_index_class
-from mem.format.search import open_searcher
+from mem.format.search.engine import open_searcher
 
 GENERIC = ["what does my sister like", "meeting next week about budget", "favourite food", "doctor appointment",
            "book recommendation", "gift ideas for mom", "deadline for the report", "travel plans to japan",

@@ -112,8 +112,8 @@ def main() -> None:
     th.join()
     assert imp["rc"] == 0, imp["err"][-2000:]
     after = [search(store, env, q) for q in QUERIES]
-    from mem.format.index import index_stats
-    from mem.format.store import Store
+    from mem.format.index.derived import index_stats
+    from mem.format.store.store import Store
 
     os.environ["MEM_EMBEDDER"] = args.embedder
     missing = index_stats(Store.open(store)).to_dict()["vectors"]["missing"]

@@ -35,10 +35,10 @@ sys.path.insert(0, str(HERE))
 
 from corpus import sentence  # noqa: E402
 
-from mem.format.fsutil import atomic_write, ensure_dir  # noqa: E402
-from mem.format.migrate import import_path  # noqa: E402
-from mem.format.record import dump_record, make_record  # noqa: E402
-from mem.format.store import Store  # noqa: E402
+from mem.format.base.fsutil import atomic_write, ensure_dir  # noqa: E402
+from mem.format.interchange.migrate import import_path  # noqa: E402
+from mem.format.model.record import dump_record, make_record  # noqa: E402
+from mem.format.store.store import Store  # noqa: E402
 
 SCOPES = ["ana", "bob", "carla", "team", "default"]
 

@@ -58,9 +58,9 @@ def main() -> int:
     n = sum(1 for _ in (root / "records").rglob("*.md"))
     rows: list[tuple[str, str, str, str]] = []
 
-    from mem.format.relevance import RERANK_TOP
-    from mem.format.search import open_searcher
-    from mem.format.store import Store
+    from mem.format.search.engine import open_searcher
+    from mem.format.search.relevance import RERANK_TOP
+    from mem.format.store.store import Store
 
     s = open_searcher(Store.open(root))
     s.search(queries[0], rerank=True)  # loads both models

@@ -90,8 +90,8 @@ def main() -> None:
             ("whole-process `mem --version` (ms, median)", f"{ver:.0f}"),
         ]
 
-    from mem.format.search import open_searcher
-    from mem.format.store import Store
+    from mem.format.search.engine import open_searcher
+    from mem.format.store.store import Store
 
     store = Store.open(root)
     s = open_searcher(store)
@@ -312,8 +312,8 @@ def measure_list(store: Any, env: dict[str, str], rows: list[tuple[str, str]], r
     against ``Store.stats``), in process and interleaved, then ``mem list`` whole
     process (``mem list -n 10`` against ``mem list --known-at <future> -n 10``, which the index
     cannot answer: every record is read, as before)."""
-    from mem.format.listing import newest
-    from mem.format.store import RecordFilter
+    from mem.format.search.listing import newest
+    from mem.format.store.store import RecordFilter
 
     fast: list[float] = []
     full: list[float] = []
@@ -329,7 +329,7 @@ def measure_list(store: Any, env: dict[str, str], rows: list[tuple[str, str]], r
     rows.append(("in-process 10 newest records: from the index (full stat scan included) / reading every record "
                  "(ms, median of 3); same records", f"{pct(fast, .5):.0f} / {pct(full, .5):.0f} "
                  f"({pct(full, .5) / max(pct(fast, .5), 1e-9):.1f}x); {'yes' if same else 'NO'}"))
-    from mem.format.listing import stats
+    from mem.format.search.listing import stats
 
     fast, full = [], []
     same_stats = True
@@ -351,8 +351,8 @@ def measure_list(store: Any, env: dict[str, str], rows: list[tuple[str, str]], r
 
 
 def measure_add(root: Path, env: dict[str, str], rows: list[tuple[str, str]]) -> None:
-    from mem.format.index import attach, refresh
-    from mem.format.store import Store
+    from mem.format.index.derived import attach, refresh
+    from mem.format.store.store import Store
 
     if True:
         ts = []

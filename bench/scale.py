@@ -63,8 +63,8 @@ def row(label: str, got: tuple[float, float, float], base: tuple[float, float, f
 
 
 def make_store(path: Path, scopes: int, per: int, seed: int = 1) -> None:
-    from mem.format.record import dump_record, make_record
-    from mem.format.store import Store
+    from mem.format.model.record import dump_record, make_record
+    from mem.format.store.store import Store
 
     Store.init(path)
     rng = random.Random(seed)
@@ -80,7 +80,7 @@ def make_store(path: Path, scopes: int, per: int, seed: int = 1) -> None:
 
 
 def part_scopes(a: argparse.Namespace) -> None:
-    from mem.format.search import open_searcher
+    from mem.format.search.engine import open_searcher
 
     with tempfile.TemporaryDirectory() as tmp:
         many, one = Path(tmp) / "many", Path(tmp) / "one"
@@ -96,7 +96,7 @@ def part_scopes(a: argparse.Namespace) -> None:
 
 
 def part_filters(a: argparse.Namespace) -> None:
-    from mem.format.search import open_searcher
+    from mem.format.search.engine import open_searcher
 
     s = open_searcher(a.store)
     base = timed(s)
@@ -115,9 +115,9 @@ def part_filters(a: argparse.Namespace) -> None:
 
 
 def part_churn(a: argparse.Namespace) -> None:
-    from mem.format.index import attach
-    from mem.format.search import open_searcher
-    from mem.format.store import Store
+    from mem.format.index.derived import attach
+    from mem.format.search.engine import open_searcher
+    from mem.format.store.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "store"

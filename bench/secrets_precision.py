@@ -1,4 +1,4 @@
-"""Precision and recall of the secrets policy (format/secretpolicy.py) on the corpus.
+"""Precision and recall of the secrets policy (format/rules/secretpolicy.py) on the corpus.
 
     .venv/bin/python bench/secrets_precision.py          # table per set, and the misses
     .venv/bin/python bench/secrets_precision.py --json
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mem.format.secretpolicy import find_secret  # noqa: E402
+from mem.format.rules.secretpolicy import find_secret  # noqa: E402
 from tests.secrets.corpus import load  # noqa: E402
 
 

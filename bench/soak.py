@@ -36,8 +36,8 @@ from rel_harness import (
     seeded,
 )
 
-from mem.format.audit import verify_chain
-from mem.format.store import Store
+from mem.format.model.audit import verify_chain
+from mem.format.store.store import Store
 
 
 def lineage(root: Path) -> tuple[list[str], dict[str, tuple[str, int]]]:
@@ -102,7 +102,7 @@ def concurrency_round(k: int, writers: int, per_writer: int, lock_timeout: str |
     Store.init(root, actor="soak@test")
     extra = {"MEM_LOCK_TIMEOUT": lock_timeout} if lock_timeout else {}
     if attach:  # every add also updates the lexical/vector index (like `mem add`)
-        from mem.format.index import rebuild
+        from mem.format.index.derived import rebuild
 
         rebuild(Store.open(root), lexical=True, vectors=False)
         extra["REL_ATTACH_INDEX"] = "1"

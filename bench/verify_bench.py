@@ -39,10 +39,10 @@ sys.path.insert(0, str(HERE))
 from corpus import generate  # noqa: E402
 
 import mem  # noqa: E402
-from mem.format.audit import event_hash  # noqa: E402
-from mem.format.jsonl import canonical_json  # noqa: E402
-from mem.format.record import parse_record  # noqa: E402
-from mem.format.tombstones import Tombstone, TombstoneSet  # noqa: E402
+from mem.format.base.jsonl import canonical_json  # noqa: E402
+from mem.format.model.audit import event_hash  # noqa: E402
+from mem.format.model.record import parse_record  # noqa: E402
+from mem.format.model.tombstones import Tombstone, TombstoneSet  # noqa: E402
 
 MEM = str(Path(sys.executable).parent / "mem")
 

@@ -14,8 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mem import __version__
-
-from .common import OPTIONS
+from mem.cli.common import OPTIONS
 
 #: Command modules in the order ``mem --help`` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -203,5 +202,5 @@ def build_app(only: str | None = None) -> typer.Typer:
         OPTIONS.no_pager = no_pager
 
     for name in COMMAND_MODULES if only is None else (only,):
-        importlib.import_module(f"mem.cli.{name}").register(app)
+        importlib.import_module(f"mem.cli.commands.{name}").register(app)
     return app

@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mem.format.errors import MemError
-
-from .termtext import json_safe, safe
+from mem.cli.termtext import json_safe, safe
+from mem.format.base.errors import MemError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mem.format.store import Store
+    from mem.format.store.store import Store
 
 T = TypeVar("T")
 
@@ -57,8 +56,8 @@ def out_console() -> Console:
 
 
 def open_store() -> Store:
-    from mem.format.index import attach
-    from mem.format.store import Store
+    from mem.format.index.derived import attach
+    from mem.format.store.store import Store
 
     store = Store.open(OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
     attach(store)  # mem's own writes keep existing search indexes current (cheap; opens nothing)
@@ -180,7 +179,7 @@ def confirm(question: str) -> bool:
 def parse_time_option(value: str | None, what: str) -> Any:
     if value is None:
         return None
-    from mem.format.timeutil import parse_time
+    from mem.format.rules.timeutil import parse_time
 
     return parse_time(value, what)
 

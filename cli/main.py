@@ -23,15 +23,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"mem {__version__}\n")
         return 0
     if "search" in args:  # the common `mem search` calls skip typer (cli/searchfast.py)
-        from .searchfast import fast_main
+        from mem.cli.searchfast import fast_main
 
         fast = fast_main(args)
         if fast is not None:
             return fast
-    from mem.format.errors import ExitCode, MemError
-
-    from .app import build_app, command_module_for
-    from .common import report_error
+    from mem.cli.app import build_app, command_module_for
+    from mem.cli.common import report_error
+    from mem.format.base.errors import ExitCode, MemError
 
     only = command_module_for(args)
     app = build_app(only)
@@ -63,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         # in a third-party writer): exit 11 naming the file, never a traceback
         from pathlib import Path
 
-        from mem.format.fsutil import io_error
+        from mem.format.base.fsutil import io_error
 
         where = exc.filename if isinstance(exc.filename, str) else "."
         err = io_error(exc, Path(where), "complete the command")
@@ -77,8 +76,8 @@ def _run_click(app: typer.Typer, args: list[str]) -> int:
     import typer
     import typer.main
 
-    from .app import click_module, command_index, hoist_global_options
-    from .common import OPTIONS, report_usage_error
+    from mem.cli.app import click_module, command_index, hoist_global_options
+    from mem.cli.common import OPTIONS, report_usage_error
 
     group = typer.main.get_command(app)
     at = command_index(args)

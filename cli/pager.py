@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import IO
 
-from .common import OPTIONS
+from mem.cli.common import OPTIONS
 
 DEFAULT_PAGER = "less -FRX"
 

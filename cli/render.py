@@ -5,11 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 
-from mem.format.record import Record
-from mem.format.timeutil import format_time
-
-from .common import color_enabled
-from .termtext import safe
+from mem.cli.common import color_enabled
+from mem.cli.termtext import safe
+from mem.format.model.record import Record
+from mem.format.rules.timeutil import format_time
 
 STATUS_STYLE = {"active": "green", "candidate": "yellow", "superseded": "dim", "rejected": "red"}
 
@@ -82,7 +81,7 @@ def print_records_table(records: Sequence[Record]) -> None:
         return
     import shutil
 
-    from .pager import paged
+    from mem.cli.pager import paged
 
     width = shutil.get_terminal_size().columns
     with paged() as out:

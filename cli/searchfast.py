@@ -4,7 +4,7 @@ Importing typer and rich costs more than the whole search (see bench/README.md),
 ``mem search`` on every turn. ``fast_main`` handles ``mem [global options] search QUERY
 [options]`` with the options documented in spec/cli/search.md and returns None for anything
 else (``--help``, ``--batch``, an unknown or malformed option), which then goes through the
-regular typer command in :mod:`mem.cli.search` with identical behaviour and output.
+regular typer command in :mod:`mem.cli.commands.search` with identical behaviour and output.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from __future__ import annotations
 import os
 import sys
 
-# json's output, without importing json (which imports re and enum: a third of a lean search)
-from mem.format.jsonlite import dumps as _json_dumps
+from mem.cli.termtext import json_safe, safe
 
-from .termtext import json_safe, safe
+# json's output, without importing json (which imports re and enum: a third of a lean search)
+from mem.format.base.jsonlite import dumps as _json_dumps
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms)
 if TYPE_CHECKING:
     from typing import Any
 
-    from mem.format.lexfast import LeanResult
-    from mem.format.search import SearchResult
+    from mem.format.search.engine import SearchResult
+    from mem.format.search.lexfast import LeanResult
 
 _GLOBAL_VALUE = {"--store": "store", "-s": "store", "--lock-timeout": "lock_timeout"}
 _GLOBAL_FLAG = {"--quiet": "quiet", "-q": "quiet", "--no-color": "no_color", "--no-pager": "no_pager",
@@ -67,7 +67,7 @@ def statuses_option(values: list[str] | None) -> list[str] | None:
     The one reading of the option, for ``mem list`` and ``mem search`` (both paths)."""
     out = _csv(values or [])
     if out and "all" in out:
-        from mem.format.recordtext import STATUSES
+        from mem.format.rules.recordtext import STATUSES
 
         return list(STATUSES)
     return out
@@ -166,10 +166,10 @@ def parse(args: list[str]) -> dict[str, Any] | None:
 
 
 def _lean(o: dict[str, Any]) -> LeanResult | None:
-    """The answer of the lean read path (mem.format.lexfast), or None: use the full path."""
-    from mem.format.errors import MemError
-    from mem.format.lexfast import lexical_search
-    from mem.format.timeutil import parse_time
+    """The answer of the lean read path (mem.format.search.lexfast), or None: use the full path."""
+    from mem.format.base.errors import MemError
+    from mem.format.rules.timeutil import parse_time
+    from mem.format.search.lexfast import lexical_search
 
     g = o["global"]
     try:  # (a --lock-timeout that is not a number never gets here: parse() leaves it to typer)
@@ -225,14 +225,14 @@ def fast_main(args: list[str]) -> int | None:
             code = _print(lean, o)
             answered_read_only = True
             return code
-    from mem.format.errors import MemError
+    from mem.format.base.errors import MemError
 
     g = o["global"]
     try:
-        from mem.format.index import attach
-        from mem.format.search import Searcher
-        from mem.format.store import Store
-        from mem.format.timeutil import parse_time
+        from mem.format.index.derived import attach
+        from mem.format.rules.timeutil import parse_time
+        from mem.format.search.engine import Searcher
+        from mem.format.store.store import Store
 
         lock_timeout = float(g["lock_timeout"]) if "lock_timeout" in g else None  # checked by parse()
         store_path = g.get("store") or os.environ.get("MEM_STORE") or None

@@ -19,7 +19,7 @@ FILES: dict[str, str] = {"bash": "mem.bash", "zsh": "_mem", "fish": "mem.fish"}
 
 
 def generated() -> dict[Path, str]:
-    from mem.cli.completion import command_tree, render
+    from mem.cli.commands.completion import command_tree, render
 
     tree = command_tree()
     return {HERE / name: render(shell, tree) for shell, name in FILES.items()}

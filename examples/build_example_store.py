@@ -25,10 +25,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mem.format import audit, ids, timeutil
-from mem.format import store as store_mod
-from mem.format.record import Record
-from mem.format.store import Store
+from mem.format.model import audit
+from mem.format.model.record import Record
+from mem.format.rules import ids, timeutil
+from mem.format.store import store as store_mod
+from mem.format.store.store import Store
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_TARGET = HERE / "store"

@@ -8,7 +8,7 @@ Start with :func:`open_store` (or :meth:`Store.init`)::
     store.forget([rec.id], reason="asked to")
 
 Importing this package is cheap: the names below are imported on first use (PEP 562), so
-``import mem.format.errors`` or the lean lexical read path (:mod:`mem.format.lexfast`) do not pay
+``import mem.format.base.errors`` or the lean lexical read path (:mod:`mem.format.search.lexfast`) do not pay
 for the store and record modules; the search indexes and the embedding model are imported only
 by the modules that use them.
 """
@@ -17,23 +17,23 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from .errors import ExitCode, MemError
-    from .record import Record, dump_record, make_record, parse_record
-    from .store import Change, ForgetPlan, RecordFilter, Store, open_store
+    from mem.format.base.errors import ExitCode, MemError
+    from mem.format.model.record import Record, dump_record, make_record, parse_record
+    from mem.format.store.store import Change, ForgetPlan, RecordFilter, Store, open_store
 
 #: exported name -> the submodule that defines it
 _LAZY = {
-    "ExitCode": "errors",
-    "MemError": "errors",
-    "Record": "record",
-    "dump_record": "record",
-    "make_record": "record",
-    "parse_record": "record",
-    "Change": "store",
-    "ForgetPlan": "store",
-    "RecordFilter": "store",
-    "Store": "store",
-    "open_store": "store",
+    "ExitCode": "base.errors",
+    "MemError": "base.errors",
+    "Record": "model.record",
+    "dump_record": "model.record",
+    "make_record": "model.record",
+    "parse_record": "model.record",
+    "Change": "store.store",
+    "ForgetPlan": "store.store",
+    "RecordFilter": "store.store",
+    "Store": "store.store",
+    "open_store": "store.store",
 }
 
 __all__ = [

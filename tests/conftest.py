@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 MEM_EXE = shutil.which("mem", path=str(Path(sys.executable).parent)) or shutil.which("mem")
 

@@ -1,4 +1,4 @@
-"""Fit the ranking of mem.format.relevance on the conversational benchmark's development half.
+"""Fit the ranking of mem.format.search.relevance on the conversational benchmark's development half.
 
 Reads the dev half only: it builds a store of the dev conversations alone (under
 ``/tmp/mem-convo-fit/``, kept for later runs), so not even the held-out half's words are in the
@@ -13,7 +13,7 @@ reranker's MaxSim for the best hits, then fits by logistic regression (Newton's 
 
 and prints the coefficients with the dev figures of each stage and the relevance floor's
 trade-off (recall@10 of the answerable questions against the share of unanswerable ones left
-with no hit). The printed coefficients are the constants of mem.format.relevance.
+with no hit). The printed coefficients are the constants of mem.format.search.relevance.
 
     MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_fit.py [--embedder minilm]
 """
@@ -35,14 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import convo_generate
 import convo_run
 
-from mem.format import relevance as R
+from mem.format.search import relevance as R
 
 DEPTH = 40
 
 
 def dev_store(provider: str, log: Any = print) -> Path:
     """The folder of the dev-only store for ``provider`` (built when missing): its ``store``."""
-    from mem.format.store import Store
+    from mem.format.store.store import Store
 
     data = convo_generate.dataset()
     root = Path(os.environ.get("MEM_CONVO_FIT_CACHE", "/tmp/mem-convo-fit")) / f"{data['digest']}-{provider}"
@@ -50,8 +50,8 @@ def dev_store(provider: str, log: Any = print) -> Path:
         import json
         import shutil
 
-        from mem.format.index import rebuild
-        from mem.format.migrate import ImportOptions, import_path
+        from mem.format.index.derived import rebuild
+        from mem.format.interchange.migrate import ImportOptions, import_path
 
         if root.exists():
             shutil.rmtree(root)
@@ -71,10 +71,10 @@ def dev_store(provider: str, log: Any = print) -> Path:
 
 def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
     """Per dev question: its evidence and, per hit of a stage-1 search, the features."""
-    from mem.format.index import attach
-    from mem.format.rerank import load_reranker
-    from mem.format.search import Searcher
-    from mem.format.store import Store
+    from mem.format.index.derived import attach
+    from mem.format.search.engine import Searcher
+    from mem.format.search.rerank import load_reranker
+    from mem.format.store.store import Store
 
     data = convo_generate.dataset()
     root = dev_store(provider, log)

@@ -36,15 +36,15 @@ import convo_fit
 import convo_generate
 import convo_run
 
-from mem.format import relevance as R
+from mem.format.search import relevance as R
 
 
 def collect() -> list[dict[str, Any]]:
-    from mem.format.index import attach
+    from mem.format.index.derived import attach
     from mem.format.index.terms import terms
-    from mem.format.rerank import load_reranker
-    from mem.format.search import Searcher
-    from mem.format.store import Store
+    from mem.format.search.engine import Searcher
+    from mem.format.search.rerank import load_reranker
+    from mem.format.store.store import Store
 
     root = convo_fit.dev_store("minilm")
     store = Store.open(root / "store")

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from mem.format.embed import load_embedder
-from mem.format.rerank import load_reranker
+from mem.format.search.rerank import load_reranker
 
 TURNS = [
     "I got a greyhound last week, she's called Mango and she is absolutely mad.",

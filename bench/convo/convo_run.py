@@ -5,7 +5,7 @@ own JSON Lines importer as one ``episode`` record in its conversation's scope (`
 the session's time; the speaker, conversation, session and turn id in ``source``), the vectors
 are built with the chosen embedder, and every question is asked in its conversation's scope
 through the long-lived searcher, once per mode. Plain BM25 over the same turns
-(``mem.format.evaluate.BM25``) is scored in the same run as the reference.
+(``mem.format.search.evaluate.BM25``) is scored in the same run as the reference.
 
 The store is built once per (generator version, seed, data digest, embedder) under
 ``/tmp/mem-convo-bench/`` and reused: later runs only search (``--fresh`` builds it again).
@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from convo_generate import CONVERSATIONS, SEED, SPLITS, VERSION, dataset, import_lines
 
-from mem.format.evaluate import BM25, DEFAULT_KS, Query, evaluate
-from mem.format.store import Store
+from mem.format.search.evaluate import BM25, DEFAULT_KS, Query, evaluate
+from mem.format.store.store import Store
 
 CACHE = Path(os.environ.get("MEM_CONVO_CACHE", "/tmp/mem-convo-bench"))
 MODES: tuple[str, ...] = ("lexical", "vector", "hybrid")
@@ -94,8 +94,8 @@ def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, 
         shutil.rmtree(root)
     root.mkdir(parents=True)
     from mem.format.embed import load_embedder
-    from mem.format.index import rebuild
-    from mem.format.migrate import ImportOptions, import_path
+    from mem.format.index.derived import rebuild
+    from mem.format.interchange.migrate import ImportOptions, import_path
 
     store = Store.init(root / "store")
     (root / "store" / "config.toml").write_text(f'[embedder]\nprovider = "{provider}"\n', encoding="utf-8")
@@ -121,7 +121,7 @@ def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, 
 
 def search_options() -> set[str]:
     """The keyword options the search API takes (``rerank`` and ``min_score`` once they exist)."""
-    from mem.format.search import Searcher
+    from mem.format.search.engine import Searcher
 
     return set(inspect.signature(Searcher.search).parameters)
 
@@ -166,7 +166,7 @@ def tune(provider: str = "minilm", split: str = "dev", **kwargs: Any) -> dict[st
 def default_floor() -> float | None:
     """The floor MCP ``recall`` applies by default, when this mem has one."""
     try:
-        from mem.format import relevance
+        from mem.format.search import relevance
     except ImportError:
         return None
     v = getattr(relevance, "RECALL_MIN_SCORE", None)
@@ -181,7 +181,7 @@ def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes:
     (the API's floor leaves out the ranked hits scored below it, so that is the same list)."""
     import statistics
 
-    from mem.format.search import Searcher
+    from mem.format.search.engine import Searcher
 
     opts = search_options()
     all_modes = list(MODES) + (["reranked"] if "rerank" in opts else [])

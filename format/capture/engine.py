@@ -30,23 +30,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import ids
-from ..errors import (
+from mem.format.base.errors import (
     InvalidInputError,
     MemError,
     RecordParseError,
     SecretRefusedError,
     TombstonedError,
 )
-from ..fsutil import atomic_write, ensure_dir
-from ..record import Record, match_digest
-from ..timeutil import format_time, now, parse_time
-from .dates import ground
-from .transcripts import Transcript, Turn
+from mem.format.base.fsutil import atomic_write, ensure_dir
+from mem.format.capture.dates import ground
+from mem.format.capture.transcripts import Transcript, Turn
+from mem.format.model.record import Record, match_digest
+from mem.format.rules import ids
+from mem.format.rules.timeutil import format_time, now, parse_time
 
 if TYPE_CHECKING:
-    from ..store import Store
-    from .extract import Candidate
+    from mem.format.capture.extract import Candidate
+    from mem.format.store.store import Store
 
 OUTCOMES: tuple[str, ...] = (
     "captured",
@@ -230,7 +230,7 @@ class _ScopeIndex:
 
 
 def _build_index(store: Store, scope: str) -> _ScopeIndex:
-    from ..store import source_key
+    from mem.format.store.store import source_key
 
     idx = _ScopeIndex()
 
@@ -360,7 +360,7 @@ def capture(
     rescan: bool = False,
 ) -> CaptureReport:
     """Mine ``transcripts`` into ``store``. See the module docstring for the outcomes."""
-    from ..store import source_key
+    from mem.format.store.store import source_key
 
     report = CaptureReport(dry_run=dry_run)
     indexes: dict[str, _ScopeIndex] = {}
@@ -463,7 +463,9 @@ def capture(
                     sr.skipped_non_user += 1
                     continue
                 sr.user_turns += 1
-                from .extract import extract  # the pattern table: compiled once a turn is mined
+                from mem.format.capture.extract import (
+                    extract,  # the pattern table: compiled once a turn is mined
+                )
 
                 cands = extract(turn.content)
                 if not cands:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..secretpolicy import find_secret
-from .confidence import CONFIDENCE, DEFAULT_CONFIDENCE
-from .idioms import find_idiom
-from .normalize import clauses_ex, complete, normalize, strip_leadins
-from .patterns import (
+from mem.format.capture.confidence import CONFIDENCE, DEFAULT_CONFIDENCE
+from mem.format.capture.idioms import find_idiom
+from mem.format.capture.normalize import clauses_ex, complete, normalize, strip_leadins
+from mem.format.capture.patterns import (
     PATTERNS,
     body_of,
     cap,
@@ -16,6 +15,7 @@ from .patterns import (
     split_sentences,
     turn_guard,
 )
+from mem.format.rules.secretpolicy import find_secret
 
 MAX_CONTENT = 300
 

@@ -37,9 +37,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError
-from ..timeutil import format_time, parse_time
-from .transcripts import Transcript, Turn, _decode, _digest, _read_bytes, normalize_role
+from mem.format.base.errors import InvalidInputError
+from mem.format.capture.transcripts import (
+    Transcript,
+    Turn,
+    _decode,
+    _digest,
+    _read_bytes,
+    normalize_role,
+)
+from mem.format.rules.timeutil import format_time, parse_time
 
 HOST_FORMATS: tuple[str, ...] = ("claude-code", "codex", "chatgpt", "json")
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError, NotFoundError
+from mem.format.base.errors import InvalidInputError, NotFoundError
 
 FORMATS: tuple[str, ...] = ("jsonl", "text", "skales", "windieos", "claude-code", "codex", "chatgpt", "json")
 
@@ -348,7 +348,7 @@ def detect_format(path: Path) -> str:
     A folder of host session files (``*.jsonl``, ``conversations.json``, at any depth) is
     ``folder``: each file is detected and read on its own (:func:`host_files`).
     """
-    from .hosts import sniff_json_document, sniff_jsonl_host
+    from mem.format.capture.hosts import sniff_json_document, sniff_jsonl_host
 
     if path.is_dir():
         if (path / "episodic.db").is_file():
@@ -406,7 +406,7 @@ def detect_format(path: Path) -> str:
 
 def host_files(folder: Path) -> list[Path]:
     """The host session files under ``folder`` (any depth), in path order."""
-    from .hosts import is_host_session_file
+    from mem.format.capture.hosts import is_host_session_file
 
     return sorted(p for p in folder.rglob("*") if p.is_file() and is_host_session_file(p))
 
@@ -438,7 +438,7 @@ def read_transcripts(
 
 
 def _read_format(path: Path, fmt: str, source: str | None) -> list[Transcript]:
-    from . import hosts
+    from mem.format.capture import hosts
 
     if fmt == "auto":
         fmt = detect_format(path)

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import MemError
-from .engine import CaptureReport, capture, unchanged_since_capture
-from .transcripts import host_files, read_transcripts
+from mem.format.base.errors import MemError
+from mem.format.capture.engine import CaptureReport, capture, unchanged_since_capture
+from mem.format.capture.transcripts import host_files, read_transcripts
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from mem.format.store.store import Store
 
 
 @dataclass

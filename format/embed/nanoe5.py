@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmbedderUnavailableError
-from . import EmbeddingSpace, check_file
+from mem.format.base.errors import EmbedderUnavailableError
+from mem.format.embed import EmbeddingSpace, check_file
 
 if TYPE_CHECKING:
     import numpy as np

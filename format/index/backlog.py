@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmbedderUnavailableError, MemError, RecordParseError
+from mem.format.base.errors import EmbedderUnavailableError, MemError, RecordParseError
 
 if TYPE_CHECKING:
-    from ..embed import Embedder
-    from ..record import Record
-    from ..store import Store
-    from .lexical import LexicalIndex
-    from .vectors import VectorIndex
+    from mem.format.embed import Embedder
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+    from mem.format.model.record import Record
+    from mem.format.store.store import Store
 
 #: A search's catch-up: about 100 ms of embedding (a few `mem add`s made since are embedded),
 #: in chunks of 8 records, never more than 32 records, whatever the backlog.
@@ -64,7 +64,7 @@ def missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) 
 def _readable(store: Store, todo: Iterable[tuple[str, str, str]]) -> list[Record]:
     """The records of ``todo`` still as indexed (same digest, not forgotten); a record that
     cannot be read is skipped (the lexical refresh deals with it)."""
-    from . import _read_checked
+    from mem.format.index.derived import _read_checked
 
     recs: list[Record] = []
     for scope, rid, dg in todo:
@@ -133,14 +133,14 @@ def open_for_embedding(store: Store, embedder: Embedder) -> tuple[LexicalIndex, 
     """The lexical index (refreshed: mem's journaled writes applied) and the vector index of the
     embedder's space (created empty when there is none). Raises EmbedderUnavailableError when
     the vector index is of another space (the fix: ``mem rebuild --vectors``)."""
-    from . import _open_vectors, create_empty_vectors, refresh
-    from .common import VECTORS_POINTER
-    from .lexical import LexicalIndex
+    from mem.format.index.common import VECTORS_POINTER
+    from mem.format.index.derived import _open_vectors, create_empty_vectors, refresh
+    from mem.format.index.lexical import LexicalIndex
 
     refresh(store)
     lex = LexicalIndex.open(store.index_dir)
     if lex is None:
-        from ..errors import IndexUnavailableError
+        from mem.format.base.errors import IndexUnavailableError
 
         raise IndexUnavailableError("the lexical index could not be built", path=store.index_dir)
     try:
@@ -216,10 +216,10 @@ def embed_backlog(store: Store, embedder: Embedder, *, progress: Progress | None
 def merge_delta(store: Store) -> None:
     """Move the vector index's delta rows into a new generation's main matrices, reusing every
     valid vector (nothing is embedded; a record without a valid vector stays missing)."""
-    from . import BuiltIndexes, _open_vectors, swap_in
-    from .common import new_build_dir, new_generation, remove_tree
-    from .lexical import LexicalIndex
-    from .vectors import build_vectors
+    from mem.format.index.common import new_build_dir, new_generation, remove_tree
+    from mem.format.index.derived import BuiltIndexes, _open_vectors, swap_in
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import build_vectors
 
     with store.lock:
         lex = LexicalIndex.open(store.index_dir)
@@ -261,13 +261,13 @@ def bulk_threads(config: Any = None, env: Any = None) -> int:
     a bulk run keeps every core busy)."""
     import os
 
-    from ..embed import THREADS_ENV
+    from mem.format.embed import THREADS_ENV
 
     env = os.environ if env is None else env
     conf = config.embedder if config is not None else {}
     raw = env.get(THREADS_ENV) or conf.get("threads")
     if raw is not None and raw != "":
-        from ..config import parse_threads
+        from mem.format.rules.config import parse_threads
 
         try:
             return parse_threads(raw)
@@ -330,7 +330,7 @@ def load_bulk_embedder(store: Store, provider: str | None = None) -> BulkEmbedde
     """The configured embedder (or ``provider``'s) for bulk runs, using :func:`bulk_threads`
     cores: in parallel pieces of one-thread sessions where the provider allows it, else as the
     provider's own thread count."""
-    from ..embed import choose, load_embedder
+    from mem.format.embed import choose, load_embedder
 
     provider = provider or choose(store.config).provider
     threads = bulk_threads(store.config)

@@ -12,11 +12,11 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IndexUnavailableError, StoreIOError
+from mem.format.base.errors import IndexUnavailableError, StoreIOError
 
 if TYPE_CHECKING:
     import sqlite3
-from ..fsutil import DIR_MODE, FILE_MODE, atomic_write, ensure_dir
+from mem.format.base.fsutil import DIR_MODE, FILE_MODE, atomic_write, ensure_dir
 
 LEXICAL_POINTER = "lexical.json"
 VECTORS_POINTER = "vectors.json"
@@ -220,7 +220,7 @@ def io_failure(exc: BaseException, path: Path, what: str) -> StoreIOError | None
     tantivy names the errno in its message ("os error 28", "Os { code: 30"); SQLite says only "disk I/O error" or
     "unable to open database file", so for it the file system is asked (``_refusal_at``): an
     index is never called corrupt because the disk is full."""
-    from ..fsutil import io_error
+    from mem.format.base.fsutil import io_error
 
     name = getattr(exc, "sqlite_errorname", None)
     err: int | None = None
@@ -268,7 +268,7 @@ def build_failure(exc: BaseException, dest: Path) -> StoreIOError | None:
     system refused (an ``OSError``, or a tantivy or SQLite error saying so), else None: the
     caller re-raises ``exc``. ``rebuild`` and ``compact`` call it, so a full disk is reported as
     a full disk, never as a traceback."""
-    from ..fsutil import io_error
+    from mem.format.base.fsutil import io_error
 
     if isinstance(exc, OSError) and exc.errno in (*_REFUSALS, errno.EIO):
         return io_error(exc, Path(exc.filename) if isinstance(exc.filename, str) else dest, "write the index")

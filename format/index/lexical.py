@@ -20,15 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import IndexUnavailableError, MemError, ReadOnlyStoreError
-from ..ids import is_id, is_kind, is_scope
-from ..lexfast import CONTENT_TOKENIZER, content_analyzer, nfc, open_index, run_query
-from ..lexfast import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported (one definition)
-from ..lexfast import TANTIVY_ERRORS as TANTIVY_ERRORS  # re-exported (one definition)
-from ..lexfast import query_words as query_words  # re-exported (one definition)
-from ..record import STATUSES, Record, canonical_body
-from ..timeutil import epoch_ms, format_time, now
-from .common import (
+from mem.format.base.errors import IndexUnavailableError, MemError, ReadOnlyStoreError
+from mem.format.index.common import (
     LEXICAL_KIND,
     LEXICAL_POINTER,
     POINTER_VERSION,
@@ -39,11 +32,28 @@ from .common import (
     read_pointer,
     write_pointer,
 )
+from mem.format.model.record import STATUSES, Record, canonical_body
+from mem.format.rules.ids import is_id, is_kind, is_scope
+from mem.format.rules.timeutil import epoch_ms, format_time, now
+from mem.format.search.lexfast import (
+    CONTENT_TOKENIZER,
+    content_analyzer,
+    nfc,
+    open_index,
+    run_query,
+)
+from mem.format.search.lexfast import (
+    SCHEMA_VERSION as SCHEMA_VERSION,  # re-exported (one definition)
+)
+from mem.format.search.lexfast import (
+    TANTIVY_ERRORS as TANTIVY_ERRORS,  # re-exported (one definition)
+)
+from mem.format.search.lexfast import query_words as query_words  # re-exported (one definition)
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from ..store import RecordFilter
+    from mem.format.store.store import RecordFilter
 
 WRITER_HEAP = 64 * 1024 * 1024
 
@@ -307,7 +317,7 @@ def meta_matches(flt: RecordFilter, scope: str, rid: str, m: DocMeta) -> bool:
         return False
     vf = vt = None
     if flt.as_of is not None:  # -1: none
-        from ..timeutil import from_epoch_ms
+        from mem.format.rules.timeutil import from_epoch_ms
 
         vf = None if m.valid_from_ms == -1 else from_epoch_ms(m.valid_from_ms)
         vt = None if m.valid_to_ms == -1 else from_epoch_ms(m.valid_to_ms)

@@ -15,8 +15,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..lexfast import content_analyzer, nfc
-from .lexical import query_words
+from mem.format.index.lexical import query_words
+from mem.format.search.lexfast import content_analyzer, nfc
 
 
 def analyzer() -> Any:

@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..embed import EmbeddingSpace
-from ..errors import IndexUnavailableError, InvalidInputError
-from ..timeutil import format_time, now
-from .common import (
+from mem.format.base.errors import IndexUnavailableError, InvalidInputError
+from mem.format.embed import EmbeddingSpace
+from mem.format.index.common import (
     POINTER_VERSION,
     REBUILD_HINT,
     VECTORS_KIND,
@@ -38,6 +37,7 @@ from .common import (
     read_pointer,
     write_pointer,
 )
+from mem.format.rules.timeutil import format_time, now
 
 #: One BLAS thread: on a busy 2-core machine, waking BLAS worker threads for each small product
 #: costs more than it saves (hybrid p50 31.9 -> 13.4 ms measured). Set before numpy loads;

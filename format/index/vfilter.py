@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..record import STATUSES
-from ..timeutil import epoch_ms
+from mem.format.model.record import STATUSES
+from mem.format.rules.timeutil import epoch_ms
 
 if TYPE_CHECKING:
-    from ..store import RecordFilter
-    from .lexical import LexicalIndex
-    from .vectors import VectorIndex
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+    from mem.format.store.store import RecordFilter
 
 _STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
 

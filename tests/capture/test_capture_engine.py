@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mem.format.base.errors import InvalidInputError
 from mem.format.capture.engine import MAX_SIGHTINGS, capture, watermark_path
 from mem.format.capture.transcripts import detect_format, read_jsonl, read_transcripts
-from mem.format.errors import InvalidInputError
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 
@@ -172,7 +172,7 @@ def test_idempotent_and_incremental(store: Store, tmp_path: Path) -> None:
 
 
 def test_two_finds_of_one_pattern_in_a_turn_are_both_stored(store: Store, tmp_path: Path) -> None:
-    from mem.format.store import source_key
+    from mem.format.store.store import source_key
 
     p = write_jsonl(tmp_path / "t.jsonl", [u("I love hiking and I love jazz. My name is Sam.")])
     c = run(store, p)

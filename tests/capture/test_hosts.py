@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mem.format.base.errors import InvalidInputError
 from mem.format.capture.dates import ground
 from mem.format.capture.engine import capture
 from mem.format.capture.transcripts import detect_format, read_transcripts
-from mem.format.errors import InvalidInputError
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 HOSTS = Path(__file__).parent / "hosts"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mem.format.capture.confidence import CONFIDENCE
 from mem.format.capture.extract import extract
 from mem.format.capture.patterns import PATTERN_IDS, PATTERNS, split_sentences, third_singular
-from mem.format.secretpolicy import find_secret, luhn_ok
+from mem.format.rules.secretpolicy import find_secret, luhn_ok
 
 DATA = Path(__file__).parent / "data"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
 ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[=>])")

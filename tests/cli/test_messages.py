@@ -7,8 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from mem.format.errors import ExitCode
-from mem.format.store import Store
+from mem.format.base.errors import ExitCode
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 

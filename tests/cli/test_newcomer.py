@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.errors import ExitCode
-from mem.format.store import Store
+from mem.format.base.errors import ExitCode
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.compact import compact_store
-from mem.format.index import attach, build_indexes, index_stats, rebuild
 from mem.format.index.common import new_build_dir
-from mem.format.search import open_searcher
-from mem.format.store import Store
-from mem.format.verify import verify_store
+from mem.format.index.derived import attach, build_indexes, index_stats, rebuild
+from mem.format.ops.compact import compact_store
+from mem.format.search.engine import open_searcher
+from mem.format.store.store import Store
+from mem.format.verify.checks import verify_store
 from tests.conftest import run_mem
 
 QUERIES = ["tea", "coffee morning", "Lisbon river", "project deadline", "brother", "walks"]

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from mem.format.record import Record
-from mem.format.store import Store
+from mem.format.model.record import Record
+from mem.format.store.store import Store
 
 FAKE = Path(__file__).parent / "summarizers" / "fake.py"
 SCHEMAS = Path(__file__).resolve().parents[2] / "spec" / "schemas"

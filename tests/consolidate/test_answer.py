@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format.consolidate import (
+from mem.format.ops.consolidate import (
     MAX_ANSWER_BYTES,
     Answer,
     Fact,

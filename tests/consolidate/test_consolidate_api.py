@@ -10,7 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mem.format.consolidate import (
+from mem.format.base.errors import LockTimeoutError, NotFoundError, StoreInvalidError
+from mem.format.model.record import Record
+from mem.format.ops.consolidate import (
     Consolidation,
     Options,
     Refusal,
@@ -19,9 +21,7 @@ from mem.format.consolidate import (
     state_path,
     window_key,
 )
-from mem.format.errors import LockTimeoutError, NotFoundError, StoreInvalidError
-from mem.format.record import Record
-from mem.format.store import RecordFilter, Store
+from mem.format.store.store import RecordFilter, Store
 from tests.consolidate.conftest import Episodes, fake_argv, load_schema
 
 Calls = Callable[[], list[str]]
@@ -532,7 +532,7 @@ def test_two_runs_never_interleave(store: Store, episodes: Episodes) -> None:
     ],
 )
 def test_bad_options_are_refused(store: Store, bad: dict[str, object]) -> None:
-    from mem.format.errors import ValidationError
+    from mem.format.base.errors import ValidationError
 
     with pytest.raises(ValidationError):
         consolidate(store, opts(**bad))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mem.format.errors import ExitCode
-from mem.format.store import Store
+from mem.format.base.errors import ExitCode
+from mem.format.store.store import Store
 from tests.conftest import Result, run_mem
 from tests.consolidate.conftest import Episodes, fake_cmd
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import jsonschema
 
-from mem.format.consolidate import Consolidation, Options, parse_answer
-from mem.format.store import Store
+from mem.format.ops.consolidate import Consolidation, Options, parse_answer
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 from tests.consolidate.conftest import Episodes, load_schema
 

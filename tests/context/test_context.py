@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mem.format.context import ContextArgs, build, omitted_listing
-from mem.format.errors import InvalidInputError
-from mem.format.store import Store
-from mem.format.tokens import count_tokens
+from mem.format.base.errors import InvalidInputError
+from mem.format.rules.tokens import count_tokens
+from mem.format.search.context import ContextArgs, build, omitted_listing
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.errors import ExitCode
+from mem.format.base.errors import ExitCode
 from tests.conftest import run_mem
 
 RECORD_KEYS = [

@@ -1,4 +1,4 @@
-"""The grammars the lean search path checks in code (no ``import re``: see format/ids.py) accept
+"""The grammars the lean search path checks in code (no ``import re``: see format/rules/ids.py) accept
 exactly what their regular expressions accept. Each function is held to its pattern on random
 strings drawn from the characters that matter, and the character classes (``\\w``, ``\\s``,
 ``\\d``) to the str methods that replace them over every code point."""
@@ -14,8 +14,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mem.format import ids, recordtext, timeutil, tomlplain
-from mem.format.lexfast import CJK_RANGES, query_words
+from mem.format.base import tomlplain
+from mem.format.rules import ids, recordtext, timeutil
+from mem.format.search.lexfast import CJK_RANGES, query_words
 
 ANY = st.characters(codec="utf-8")
 
@@ -166,8 +167,8 @@ def test_query_words_are_regex_words(s: str) -> None:
     assert query_words(s) == want
 
 
-@pytest.mark.parametrize("module", ["mem.format.ids", "mem.format.timeutil", "mem.format.recordtext",
-                                    "mem.format.tomlplain", "mem.format.lexfast", "mem.format.errors",
+@pytest.mark.parametrize("module", ["mem.format.rules.ids", "mem.format.rules.timeutil", "mem.format.rules.recordtext",
+                                    "mem.format.base.tomlplain", "mem.format.search.lexfast", "mem.format.base.errors",
                                     "mem.cli.searchfast"])
 def test_lean_modules_import_no_re_json_or_enum(module: str) -> None:
     import subprocess

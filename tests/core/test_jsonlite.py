@@ -1,4 +1,4 @@
-"""mem.format.jsonlite gives exactly what json gives: the same values, text and errors."""
+"""mem.format.base.jsonlite gives exactly what json gives: the same values, text and errors."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format import jsonlite
+from mem.format.base import jsonlite
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text()
 values = st.recursive(
@@ -88,7 +88,7 @@ def test_what_json_would_refuse_or_convert_goes_to_json() -> None:
 
 
 def test_importing_it_imports_no_json_re_or_enum() -> None:
-    code = ("import sys\nfrom mem.format import jsonlite\n"
+    code = ("import sys\nfrom mem.format.base import jsonlite\n"
             "jsonlite.dumps(jsonlite.loads('{\"a\": [1, 2.5, null]}'), indent=2)\n"
             "print(sorted({'json', 're', 'enum'} & set(sys.modules)))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

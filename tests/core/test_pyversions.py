@@ -1,6 +1,6 @@
 """Private CPython modules the lean paths use, each with a fallback that is exercised here: the
 builtin SHA-256 (``_sha256`` up to 3.11, ``_sha2`` from 3.12, else hashlib) in
-``format/lexfast.py``, and the ``_json`` accelerator in ``format/jsonlite.py``. Each fallback is
+``format/search/lexfast.py``, and the ``_json`` accelerator in ``format/base/jsonlite.py``. Each fallback is
 run in a subprocess where the private module cannot be imported (``sys.modules[name] = None``)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 SHA_BUILTINS = ("_sha256", "_sha2")
 
@@ -42,7 +42,7 @@ def test_every_sha256_this_interpreter_has_agrees() -> None:
 
 def test_lean_digest_uses_a_builtin_and_never_hashlib() -> None:
     out = _run(
-        "import sys\nfrom mem.format import lexfast\n"
+        "import sys\nfrom mem.format.search import lexfast\n"
         "assert lexfast._sha256(b'x').hexdigest().startswith('2d711642b726')\n"
         "print('hashlib' in sys.modules)"
     )
@@ -57,7 +57,7 @@ def test_lean_record_digest_with_fallbacks(tmp_path: Path, blocked: tuple[str, .
     code = (
         "import sys\n"
         f"for name in {blocked!r}:\n    sys.modules[name] = None  # import raises ImportError\n"
-        "from mem.format import lexfast\n"
+        "from mem.format.search import lexfast\n"
         f"r = lexfast.read_record({str(path)!r}, {rec.scope!r}, {rec.id!r})\n"
         "print(r.digest)\n"
         "print('hashlib' in sys.modules)\n"
@@ -79,7 +79,7 @@ VALUES = [
 
 def _json_probe(prelude: str) -> dict[str, object]:
     code = (
-        "import sys, json\n" + prelude + "from mem.format import jsonlite\n"
+        "import sys, json\n" + prelude + "from mem.format.base import jsonlite\n"
         f"values = {VALUES!r}\n"
         "same = all(jsonlite.dumps(v, indent=i) == json.dumps(v, ensure_ascii=False, indent=i)\n"
         "           for v in values for i in (None, 2))\n"

@@ -11,9 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format import ids
-from mem.format.errors import RecordParseError, ValidationError
-from mem.format.record import (
+from mem.format.base.errors import RecordParseError, ValidationError
+from mem.format.model.record import (
     STATUSES,
     _parse_fast,
     dump_record,
@@ -22,6 +21,7 @@ from mem.format.record import (
     parse_record,
     split_record_text,
 )
+from mem.format.rules import ids
 
 UTC = dt.UTC
 
@@ -101,7 +101,7 @@ def test_fast_parser_agrees_with_yaml(rec) -> None:  # type: ignore[no-untyped-d
 def test_remembered_fast_values_are_what_the_reading_gives(raw: str) -> None:
     """``_fast_value`` keeps the results of short texts: each call gives what ``_read_value``
     gives (value and type), a refused text stays refused, and a list is never shared."""
-    from mem.format.recordtext import _fast_value, _NotFast, _read_value
+    from mem.format.rules.recordtext import _fast_value, _NotFast, _read_value
 
     try:
         want = _read_value(raw)
@@ -122,7 +122,7 @@ def test_remembered_fast_values_are_what_the_reading_gives(raw: str) -> None:
 @settings(max_examples=800, deadline=None)
 @given(st.text(alphabet="ab \t\n\r\ufeff\x1c\u2003", max_size=10))
 def test_canonical_body_shortcut_only_says_yes_to_canonical_bodies(text: str) -> None:
-    from mem.format.record import _is_canonical_body, canonical_body
+    from mem.format.model.record import _is_canonical_body, canonical_body
 
     if _is_canonical_body(text):
         assert canonical_body(text) == text

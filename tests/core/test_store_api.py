@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from mem.format import Store
-from mem.format.audit import verify_chain
-from mem.format.errors import (
+from mem.format.base.errors import (
     ConflictError,
     LockTimeoutError,
     NotFoundError,
@@ -20,8 +19,9 @@ from mem.format.errors import (
     UnsupportedFormatError,
     ValidationError,
 )
-from mem.format.record import dump_record
-from mem.format.store import RecordFilter
+from mem.format.model.audit import verify_chain
+from mem.format.model.record import dump_record
+from mem.format.store.store import RecordFilter
 
 UTC = dt.UTC
 
@@ -179,7 +179,7 @@ def test_audit_events_never_hold_content(store: Store) -> None:
 
 
 def test_torn_log_tail_blocks_writes_until_repair(store: Store) -> None:
-    from mem.format.repair import repair
+    from mem.format.verify.repair import repair
 
     store.add("one", scope="a", kind="fact")
     with open(store.log.path, "ab") as f:
@@ -197,8 +197,8 @@ def test_torn_log_tail_blocks_writes_until_repair(store: Store) -> None:
 
 
 def test_interrupted_forget_is_invisible_and_repaired(store: Store) -> None:
-    from mem.format.repair import repair
-    from mem.format.tombstones import Tombstone
+    from mem.format.model.tombstones import Tombstone
+    from mem.format.verify.repair import repair
 
     r = store.add("half forgotten", scope="a", kind="fact")
     # simulate a crash after the tombstone was written but before the file was removed
@@ -212,8 +212,8 @@ def test_interrupted_forget_is_invisible_and_repaired(store: Store) -> None:
 
 
 def test_interrupted_supersession_is_repaired(store: Store) -> None:
-    from mem.format.record import make_record
-    from mem.format.repair import repair
+    from mem.format.model.record import make_record
+    from mem.format.verify.repair import repair
 
     old = store.add("v1", scope="a", kind="fact")
     new = make_record(scope="a", kind="fact", content="v2", supersedes=[old.id])
@@ -309,8 +309,8 @@ def test_a_candidate_comes_back_as_a_candidate(store: Store) -> None:
 
 
 def test_repair_logs_a_record_whose_event_was_cut_off(store: Store) -> None:
-    from mem.format.record import dump_record, make_record
-    from mem.format.repair import repair
+    from mem.format.model.record import dump_record, make_record
+    from mem.format.verify.repair import repair
 
     rec = make_record(scope="a", kind="fact", content="written, then the process died")
     path = store.record_path("a", rec.id)

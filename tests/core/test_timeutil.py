@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.errors import ValidationError
-from mem.format.timeutil import format_time, parse_time
+from mem.format.base.errors import ValidationError
+from mem.format.rules.timeutil import format_time, parse_time
 
 
 @pytest.mark.parametrize("bad", ["2026-13-45T00:00:00.000Z", "2026-02-30T00:00:00.000Z",
@@ -23,9 +23,9 @@ def test_canonical_round_trip() -> None:
 
 
 def test_record_file_with_impossible_date_is_named_in_the_error(tmp_path: Path) -> None:
-    from mem.format.errors import MemError
-    from mem.format.record import read_record_file
-    from mem.format.store import Store
+    from mem.format.base.errors import MemError
+    from mem.format.model.record import read_record_file
+    from mem.format.store.store import Store
 
     root = tmp_path / "s"
     store = Store.init(root)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.diff import diff_dirs, diff_git, textconv
-from mem.format.store import Store
-from mem.format.verify import verify_store
+from mem.format.ops.diff import diff_dirs, diff_git, textconv
+from mem.format.store.store import Store
+from mem.format.verify.checks import verify_store
 from tests.conftest import run_mem
 
 SECRET = "My bank PIN is 4711"

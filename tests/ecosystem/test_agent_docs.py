@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from mem.cli.completion import command_tree, render
-from mem.format.completion import vocabulary
-from mem.format.ids import KNOWN_KINDS
-from mem.format.store import Store
+from mem.cli.commands.completion import command_tree, render
+from mem.format.ops.completion import vocabulary
+from mem.format.rules.ids import KNOWN_KINDS
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,7 +222,7 @@ def test_fish_completes(populated: Store, tmp_path: Path) -> None:
 def test_fixed_values_of_one_command(tmp_path: Path) -> None:
     """`import --from` and `export --format` offer their values; `capture --format` its own
     (the same option name means different things in different commands; issue 26)."""
-    from mem.format.importers import SYSTEMS
+    from mem.format.interchange.importers import SYSTEMS
 
     assert sorted(bash_complete(["mem", "import", "--from", ""], tmp_path)) == sorted(SYSTEMS)
     assert bash_complete(["mem", "import", "--from", "w"], tmp_path) == ["windieos"]

@@ -24,7 +24,7 @@ def test_command_reference_is_current() -> None:
 
 
 def test_command_reference_covers_every_command() -> None:
-    from mem.cli.completion import command_tree
+    from mem.cli.commands.completion import command_tree
 
     text = (ROOT / "docs" / "commands.md").read_text("utf-8")
     for cmd in command_tree().commands:

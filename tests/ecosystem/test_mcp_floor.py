@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE
 
 MEMORIES = [

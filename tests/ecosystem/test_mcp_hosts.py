@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mem.format.errors import ValidationError
-from mem.format.mcp_server import RULES, ReadOnlyError, ScopedMemory, rules_text
-from mem.format.store import Store
+from mem.format.base.errors import ValidationError
+from mem.format.store.store import Store
+from mem.mcpserver.server import RULES, ReadOnlyError, ScopedMemory, rules_text
 from tests.conftest import MEM_EXE, run_mem
 
 READ_TOOLS = {"recall", "get", "list_candidates", "list_memories"}

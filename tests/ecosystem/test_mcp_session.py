@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
 TOOLS = {"remember", "recall", "get", "forget", "list_candidates", "list_memories", "review", "supersede"}

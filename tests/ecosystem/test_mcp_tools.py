@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.errors import MemError, NotFoundError, ValidationError
-from mem.format.mcp_server import ScopedMemory, ScopeRefusedError, error_text
-from mem.format.store import Store
+from mem.format.base.errors import MemError, NotFoundError, ValidationError
+from mem.format.store.store import Store
+from mem.mcpserver.server import ScopedMemory, ScopeRefusedError, error_text
 
 
 @pytest.fixture
@@ -166,7 +166,7 @@ def test_calls_from_many_threads_share_one_warm_searcher(
 def test_default_floor_only_with_the_calibrated_embedder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """recall's default floor is fitted on MiniLM's scores: with another embedder it is not applied
     (it would drop answers), unless [mcp] min_score names one; a configured floor always holds."""
-    from mem.format.relevance import CALIBRATED_FOR, RECALL_MIN_SCORE
+    from mem.format.search.relevance import CALIBRATED_FOR, RECALL_MIN_SCORE
 
     monkeypatch.delenv("MEM_EMBEDDER", raising=False)
     root = tmp_path

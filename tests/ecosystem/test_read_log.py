@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
 ENV = {"MEM_EMBEDDER": "hashing"}

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.record import make_record
-from mem.format.recordmerge import merge_records
-from mem.format.store import Store
-from mem.format.timeutil import parse_time
+from mem.format.model.record import make_record
+from mem.format.model.recordmerge import merge_records
+from mem.format.rules.timeutil import parse_time
+from mem.format.store.store import Store
 
 from ..conftest import run_mem
 

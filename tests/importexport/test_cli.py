@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 from ..conftest import run_mem
 from . import builders as b

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mem.format import export as ex
-from mem.format.ids import KNOWN_KINDS, new_id
-from mem.format.importers import jsonl as jreader
-from mem.format.importers.base import ImportItem, Problem, ReadOptions
-from mem.format.migrate import ImportOptions, import_path
-from mem.format.record import STATUSES, canonical_body, make_record
-from mem.format.store import Store
-from mem.format.timeutil import format_time
+from mem.format.interchange import export as ex
+from mem.format.interchange.importers import jsonl as jreader
+from mem.format.interchange.importers.base import ImportItem, Problem, ReadOptions
+from mem.format.interchange.migrate import ImportOptions, import_path
+from mem.format.model.record import STATUSES, canonical_body, make_record
+from mem.format.rules.ids import KNOWN_KINDS, new_id
+from mem.format.rules.timeutil import format_time
+from mem.format.store.store import Store
 
 from .builders import snapshot
 
@@ -226,7 +226,7 @@ def test_bad_lines_are_reported_and_the_rest_imports(store: Store, tmp_path: Pat
 
 
 def test_unknown_export_version_is_refused(store: Store, tmp_path: Path) -> None:
-    from mem.format.errors import InvalidInputError
+    from mem.format.base.errors import InvalidInputError
 
     p = write(tmp_path, '{"type": "header", "format": "mem-export", "version": 99}', '{"content": "x"}')
     with pytest.raises(InvalidInputError, match="export version 99"):
@@ -359,8 +359,8 @@ def test_export_lines_match_the_published_schemas(store: Store, tmp_path: Path) 
 def test_interrupted_import_leaves_whole_records_and_can_be_rerun(store: Store, tmp_path: Path) -> None:
     from collections.abc import Iterable, Iterator
 
-    from mem.format.fsutil import iter_tmp_files
-    from mem.format.importers.base import ImportItem as Item
+    from mem.format.base.fsutil import iter_tmp_files
+    from mem.format.interchange.importers.base import ImportItem as Item
 
     p = write(tmp_path, *(json.dumps({"content": f"memory number {i}"}) for i in range(20)))
 
@@ -396,14 +396,14 @@ def test_dry_run_sees_conflicts_within_the_input(store: Store, tmp_path: Path) -
 def test_fifo_and_devices_are_refused(store: Store, tmp_path: Path) -> None:
     import os
 
-    from mem.format.errors import InvalidInputError
+    from mem.format.base.errors import InvalidInputError
 
     fifo = tmp_path / "in.jsonl"
     os.mkfifo(fifo)
     for path, system in ((fifo, "jsonl"), (Path("/dev/zero"), "csv"), (Path("/dev/null"), "windieos")):
         with pytest.raises(InvalidInputError, match="not a regular file or a folder"):
             import_path(store, path, system)
-    from mem.format.importers import detect
+    from mem.format.interchange.importers import detect
 
     with pytest.raises(InvalidInputError, match="not a regular file"):
         detect(fifo)

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mem.format.ids import scope_for
-from mem.format.record import Record
-from mem.format.store import Store
-from mem.format.timeutil import format_time
+from mem.format.model.record import Record
+from mem.format.rules.ids import scope_for
+from mem.format.rules.timeutil import format_time
+from mem.format.store.store import Store
 
 from ..conftest import run_mem
 from . import builders as b

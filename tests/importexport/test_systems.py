@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.importers import detect
-from mem.format.migrate import ImportOptions, ImportSummary, import_path
-from mem.format.record import Record
-from mem.format.store import Store, source_key
-from mem.format.timeutil import epoch_ms, format_time
+from mem.format.interchange.importers import detect
+from mem.format.interchange.migrate import ImportOptions, ImportSummary, import_path
+from mem.format.model.record import Record
+from mem.format.rules.timeutil import epoch_ms, format_time
+from mem.format.store.store import Store, source_key
 
 from . import builders as b
 
@@ -57,7 +57,7 @@ def test_windieos_import(store: Store, windie: Path) -> None:
     assert inter.source["conversation"] == "conv_11111111"
     assert inter.source["user"] == b.W_USER
     assert inter.source["embedding_space"]["model_id"] == "all-MiniLM-L6-v2"
-    from mem.format.ids import id_time_ms
+    from mem.format.rules.ids import id_time_ms
 
     assert id_time_ms(inter.id) == epoch_ms(inter.recorded_at)
     tool = recs[f"episodic:{ids['tool']}"]
@@ -177,7 +177,7 @@ def test_matrixos_read_only_directory(store: Store, tmp_path: Path) -> None:
 
 
 def test_not_a_database_is_a_clear_error(store: Store, tmp_path: Path) -> None:
-    from mem.format.errors import InvalidInputError
+    from mem.format.base.errors import InvalidInputError
 
     (tmp_path / "system").mkdir()
     (tmp_path / "system" / "matrix.db").write_bytes(b"garbage" * 20)
@@ -286,7 +286,7 @@ def test_source_key_of_imported_records_matches_original_ids(store: Store, tmp_p
 
 
 def test_wal_database_without_wal_file_opens_immutable(tmp_path: Path) -> None:
-    from mem.format.importers.sqlite_ro import open_readonly
+    from mem.format.interchange.importers.sqlite_ro import open_readonly
 
     db = tmp_path / "x.db"
     con = sqlite3.connect(db)

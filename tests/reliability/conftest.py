@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 COLUMNS = ("trials", "lost", "inconsistent", "examples", "notes")
 _TALLY: dict[str, dict[str, Any]] = {}

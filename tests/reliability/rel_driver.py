@@ -96,12 +96,12 @@ def main() -> int:
         say(f"SEARCHES {n_ok}")
         return 0
 
-    from mem.format.store import Store
+    from mem.format.store.store import Store
 
     store = Store.open(args.store)
     if os.environ.get("REL_ATTACH_INDEX") == "1":
         # like the CLI (cli.common.open_store): mem's own writes keep the indexes current
-        from mem.format.index import attach
+        from mem.format.index.derived import attach
 
         attach(store)
     if args.mode == "add":
@@ -135,10 +135,10 @@ def compact(store_path: str, kill_at: str) -> int:
     """Compact the store's indexes; with ``kill_at`` die by SIGKILL at that exact step."""
     import signal
 
-    import mem.format.index as index_mod
-    from mem.format.compact import compact_store
-    from mem.format.index import vectors as vectors_mod
-    from mem.format.store import Store
+    import mem.format.index.derived as index_mod
+    from mem.format.index.derived import vectors as vectors_mod
+    from mem.format.ops.compact import compact_store
+    from mem.format.store.store import Store
 
     if kill_at:
         name, _, nth = kill_at.partition(":")

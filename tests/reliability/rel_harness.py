@@ -16,12 +16,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mem.format.audit import verify_chain
-from mem.format.errors import MemError, NotFoundError
-from mem.format.fsutil import iter_tmp_files
-from mem.format.jsonl import has_torn_tail
-from mem.format.record import canonical_body, read_record_file
-from mem.format.store import Store
+from mem.format.base.errors import MemError, NotFoundError
+from mem.format.base.fsutil import iter_tmp_files
+from mem.format.base.jsonl import has_torn_tail
+from mem.format.model.audit import verify_chain
+from mem.format.model.record import canonical_body, read_record_file
+from mem.format.store.store import Store
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "rel_driver.py"
@@ -34,7 +34,7 @@ from rel_driver import content_for  # noqa: E402
 
 def has_command(name: str) -> bool:
     """True when ``mem <name>`` is built (its module exists)."""
-    return importlib.util.find_spec(f"mem.cli.{name}") is not None
+    return importlib.util.find_spec(f"mem.cli.commands.{name}") is not None
 
 
 def driver_env(extra: dict[str, str] | None = None) -> dict[str, str]:

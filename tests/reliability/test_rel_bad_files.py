@@ -18,7 +18,7 @@ import pytest
 from rel_harness import MEM_EXE, driver_env
 from rel_harness import mem as run_mem
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 
 def _fm_body(text: str) -> tuple[str, str]:
@@ -170,7 +170,7 @@ def test_verify_beside_a_forget_reports_no_false_e201(tmp_path: Path) -> None:
     s = Store.init(tmp_path / "s")
     keep = s.add("kept", scope="default")
     gone = s.add("forgotten while verify runs", scope="default")
-    from mem.format.tombstones import Tombstone
+    from mem.format.model.tombstones import Tombstone
 
     lock_path = (s.local_dir / "lock").resolve()
     with s.lock:

@@ -16,11 +16,11 @@ import pytest
 from rel_driver import content_for
 from rel_harness import DRIVER, MEM_EXE, PYTHON, driver, driver_env, has_command, mem, parse_outcome
 
-from mem.format.audit import verify_chain
-from mem.format.errors import ExitCode
-from mem.format.lock import WriterLock
-from mem.format.record import canonical_body
-from mem.format.store import Store
+from mem.format.base.errors import ExitCode
+from mem.format.base.lock import WriterLock
+from mem.format.model.audit import verify_chain
+from mem.format.model.record import canonical_body
+from mem.format.store.store import Store
 
 WRITERS = 4
 PER_WRITER = 250
@@ -140,9 +140,9 @@ def test_writer_that_cannot_lock_exits_7(tmp_path: Path, tally: Callable[..., No
 def test_search_survives_a_generation_swap_between_pointer_and_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mem.format.index import lexical as lexmod
-    from mem.format.index import rebuild
-    from mem.format.search import open_searcher
+    from mem.format.index.derived import lexical as lexmod
+    from mem.format.index.derived import rebuild
+    from mem.format.search.engine import open_searcher
 
     root = tmp_path / "s"
     s = Store.init(root, actor="reliability@test")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from rel_harness import has_command, mem
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 pytestmark = pytest.mark.skipif(not has_command("rebuild"), reason="mem rebuild not built yet")
 
@@ -26,8 +26,8 @@ WORD = "lanterncopper"
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with lexical and vector indexes; the vector graph (usearch) forced on."""
-    import mem.format.index as index_mod
-    from mem.format.index import vectors as vmod
+    import mem.format.index.derived as index_mod
+    from mem.format.index.derived import vectors as vmod
 
     root = tmp_path_factory.mktemp("idx") / "store"
     s = Store.init(root, actor="reliability@test")

@@ -29,8 +29,8 @@ from rel_harness import (
     unlogged_records,
 )
 
-from mem.format.audit import verify_chain
-from mem.format.store import Store
+from mem.format.model.audit import verify_chain
+from mem.format.store.store import Store
 
 
 def _fresh(template: Path, tmp_path: Path, name: str = "s") -> Path:
@@ -312,7 +312,7 @@ COMPACT_KILL_POINTS = ["build_vectors:1", "write_pointer:1", "write_pointer:2", 
 def compact_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tuple[str, int]], list[str]]:
     """1,500 records indexed (lexical + vectors), then 40 adds (vector delta) and 25 forgets (dead
     vectors, deleted tantivy docs) applied by a search: everything compact has to merge."""
-    from mem.format.index import attach, rebuild
+    from mem.format.index.derived import attach, rebuild
 
     if not has_command("compact") or not has_command("rebuild"):
         pytest.skip("mem compact not built yet")
@@ -349,8 +349,8 @@ def _after_killed_compact(root: Path, live: dict[str, tuple[str, int]], gone: li
     every mode; verify finds nothing unexplained; a new compact finishes and leaves no garbage."""
     import json as _json
 
-    from mem.format.index import index_stats, staleness
     from mem.format.index.common import garbage
+    from mem.format.index.derived import index_stats, staleness
 
     problems: list[str] = []
     store = Store.open(root)

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 from rel_harness import MEM_EXE, driver_env
 
-import mem.format.fsutil as fsutil
-from mem.format.audit import verify_chain
-from mem.format.errors import StoreIOError
-from mem.format.fsutil import iter_tmp_files
-from mem.format.jsonl import has_torn_tail
-from mem.format.store import Store
+import mem.format.base.fsutil as fsutil
+from mem.format.base.errors import StoreIOError
+from mem.format.base.fsutil import iter_tmp_files
+from mem.format.base.jsonl import has_torn_tail
+from mem.format.model.audit import verify_chain
+from mem.format.store.store import Store
 
 
 def _state(root: Path) -> dict[str, bytes]:
@@ -72,7 +72,7 @@ def test_enospc_at_each_write_of_an_add(fail_at: int, store: Store, monkeypatch:
         recs = [k for k in changed if k.startswith("records/")]
         problems += [f"unexpected change {k}" for k in changed - set(recs)]
         for k in recs:
-            from mem.format.record import parse_record
+            from mem.format.model.record import parse_record
 
             parse_record(after[k].decode())
     assert Store.open(store.root).add("after space is freed", scope="default")
@@ -293,7 +293,7 @@ def test_a_full_index_table_is_exit_11_naming_the_index(tmp_path: Path, tally: C
     limit): the vector delta's and the lexical state's writes are then exit 11 naming the
     generation folder, never a raw sqlite3 exception (a traceback through `mem`)."""
     from mem.format.embed import load_embedder
-    from mem.format.index import _read_fields, rebuild
+    from mem.format.index.derived import _read_fields, rebuild
     from mem.format.index.lexical import LexicalIndex
     from mem.format.index.vectors import VectorIndex
 
@@ -301,7 +301,7 @@ def test_a_full_index_table_is_exit_11_naming_the_index(tmp_path: Path, tally: C
     rec = s.add("a memory about the harbor", scope="default")
     emb = load_embedder("hashing")
     rebuild(s, lexical=True, vectors=True, embedder=emb)
-    from mem.format.ids import new_id
+    from mem.format.rules.ids import new_id
 
     f = _read_fields(s.record_path("default", rec.id), "default", rec.id)
     vec = VectorIndex.open(s.index_dir)

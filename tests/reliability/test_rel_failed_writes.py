@@ -21,10 +21,10 @@ import pytest
 from rel_harness import driver_env
 from rel_harness import mem as run_mem
 
-import mem.format.fsutil as fsutil
-from mem.format.errors import StoreIOError
-from mem.format.fsutil import iter_tmp_files
-from mem.format.store import Store
+import mem.format.base.fsutil as fsutil
+from mem.format.base.errors import StoreIOError
+from mem.format.base.fsutil import iter_tmp_files
+from mem.format.store.store import Store
 
 TORN = b'{"v":1,"seq":99,"op":"add","id":"01J'
 
@@ -162,7 +162,7 @@ def test_full_disk_at_each_write_undoes_or_succeeds(
     problems = [f"temp file {p}" for p in iter_tmp_files(store.root)]
     if outcome == "refused":
         problems += [f"changed {k}" for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
-    from mem.format.verify import verify_store
+    from mem.format.verify.checks import verify_store
 
     rep = verify_store(store.root, full=True)
     problems += [f"{f.returncode} {f.message}" for f in rep.findings if f.severity == "error"]
@@ -178,7 +178,7 @@ def test_full_disk_at_each_write_undoes_or_succeeds(
 
 CLI_DRIVER = r"""
 import errno, os, sys
-import mem.format.fsutil as fsutil
+import mem.format.base.fsutil as fsutil
 from mem.cli.main import run
 real, n = os.write, int(os.environ["FAIL_AFTER_WRITES"])
 calls = [0]

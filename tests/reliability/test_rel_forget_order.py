@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import mem.format.store as store_mod
-from mem.format.store import Store
+import mem.format.store.store as store_mod
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE
 
 

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mem.format.errors import MemError
-from mem.format.record import dump_record, make_record, parse_record
+from mem.format.base.errors import MemError
+from mem.format.model.record import dump_record, make_record, parse_record
 
 FUZZ = settings(
     max_examples=int(os.environ.get("MEM_FUZZ_EXAMPLES", "150")),
@@ -90,9 +90,9 @@ def test_fuzz_parse_record(text: str, counted: Callable[[], None]) -> None:
 @FUZZ
 @given(data=st.binary(max_size=600), lines=st.lists(st.dictionaries(st.text(max_size=5), st.integers()), max_size=4))
 def test_fuzz_jsonl_log_and_tombstones(data: bytes, lines: list[dict[str, int]], tmp_path_factory: pytest.TempPathFactory, counted: Callable[[], None]) -> None:
-    from mem.format.audit import verify_chain
-    from mem.format.jsonl import read_jsonl
-    from mem.format.tombstones import TombstoneSet
+    from mem.format.base.jsonl import read_jsonl
+    from mem.format.model.audit import verify_chain
+    from mem.format.model.tombstones import TombstoneSet
 
     counted()
     d = tmp_path_factory.mktemp("j")
@@ -111,7 +111,7 @@ def test_fuzz_jsonl_log_and_tombstones(data: bytes, lines: list[dict[str, int]],
 @FUZZ
 @given(decl=st.one_of(st.binary(max_size=200), st.builds(lambda o: json.dumps(o).encode(), st.dictionaries(st.sampled_from(["format", "version", "extensions", "created_at"]), st.one_of(st.integers(), st.text(max_size=8), st.just("mem-store"), st.lists(st.dictionaries(st.text(max_size=4), st.booleans()), max_size=2))))), conf=st.binary(max_size=200))
 def test_fuzz_declaration_and_config(decl: bytes, conf: bytes, tmp_path_factory: pytest.TempPathFactory, counted: Callable[[], None]) -> None:
-    from mem.format.config import read_config, read_declaration
+    from mem.format.rules.config import read_config, read_declaration
 
     counted()
     d = tmp_path_factory.mktemp("d")
@@ -145,7 +145,7 @@ _export_obj = st.fixed_dictionaries(
 @FUZZ
 @given(objs=st.lists(st.one_of(_export_obj, st.text(max_size=30)), max_size=6), raw=st.binary(max_size=80))
 def test_fuzz_import_readers(objs: list[object], raw: bytes, tmp_path_factory: pytest.TempPathFactory, counted: Callable[[], None]) -> None:
-    importers = pytest.importorskip("mem.format.importers")
+    importers = pytest.importorskip("mem.format.interchange.importers")
     counted()
     d = tmp_path_factory.mktemp("imp")
     lines = [json.dumps(o) if not isinstance(o, str) else o for o in objs]

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from rel_harness import MEM_EXE, driver_env, has_command, mem
 
-from mem.format.errors import MemError
-from mem.format.record import dump_record, make_record, parse_record
-from mem.format.store import Store
+from mem.format.base.errors import MemError
+from mem.format.model.record import dump_record, make_record, parse_record
+from mem.format.store.store import Store
 
 EVIL_NAMES = ["..", "../x", "../../etc", "/etc", "/tmp/x", "a/b", "a\\b", ".", ".hidden", "x\0y",
               "UPPER", "a..b", " ", "", "-rf", "x" * 65, "\u2025", "a/../b"]
@@ -218,7 +218,7 @@ def test_hostile_yaml_refused_or_bounded(tmp_path: Path, tally: Callable[..., No
     # a huge body is bounded at read time with a clear error
     big = tmp_path / "01JD3Z8Q4T6W0000000000000A.md"
     big.write_bytes(dump_record(make_record(scope="default", kind="note", content="x")).encode() + b"y" * (5 * 1024 * 1024))
-    from mem.format.record import read_record_file
+    from mem.format.model.record import read_record_file
 
     with pytest.raises(MemError, match="larger than"):
         read_record_file(big)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rel_harness import has_command, mem
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 
 PHRASE = "Zorblatt quintessa marmalade ninefold"  # unique, easy to grep in any form
 TOKENS = [w.lower() for w in PHRASE.split()]
@@ -147,7 +147,7 @@ def test_forget_drops_the_index_entries_before_it_returns(forgotten_store: tuple
     """Right after `mem forget` (no search in between: a backup of .mem/ taken then), the
     lexical index holds no live document of the forgotten records and no valid vector: the
     forget applied its deletions itself instead of leaving them to the next search."""
-    from mem.format.index import PENDING_FILE
+    from mem.format.index.derived import PENDING_FILE
     from mem.format.index.lexical import LexicalIndex
     from mem.format.index.vectors import VectorIndex
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from mcp import ClientSession, stdio_client
 from rel_harness import mem
 
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.ecosystem.test_mcp_session import _data, _error, _params
 
 WIDENING = [

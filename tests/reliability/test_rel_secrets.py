@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from mem.format.errors import ExitCode
-from mem.format.store import Store
+from mem.format.base.errors import ExitCode
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, Result, run_mem
 from tests.importexport import builders as b
 from tests.importexport import peers
@@ -216,7 +216,7 @@ READERS = {"jsonl": _jsonl, "csv": _csv, "windieos": _windieos, "matrixos": _mat
 
 
 def test_every_reader_is_covered() -> None:
-    from mem.format.importers import SYSTEMS
+    from mem.format.interchange.importers import SYSTEMS
 
     assert set(READERS) == set(SYSTEMS)
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mem.cli.termtext import json_safe, safe
-from mem.format.csvcell import neutralize, restore
-from mem.format.store import Store
+from mem.format.base.csvcell import neutralize, restore
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, Result, run_mem
 
 #: The row of the reliability report this file's tests count in (conftest.py).

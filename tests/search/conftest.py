@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from mem.format.index import attach
-from mem.format.store import Store
+from mem.format.index.derived import attach
+from mem.format.store.store import Store
 
 #: Words and queries of the larger search fixtures (test_rank_from_state, test_scan_pipeline).
 WORDS = ("river", "tea", "coffee", "bridge", "dentist", "garden", "piano", "budget", "train", "museum")

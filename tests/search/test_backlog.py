@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from mem.format.embed.hashing import HashingEmbedder
-from mem.format.index import index_stats
 from mem.format.index.backlog import BACKFILL_MAX, bulk_threads, embed_backlog
-from mem.format.search import open_searcher
-from mem.format.store import Store
+from mem.format.index.derived import index_stats
+from mem.format.search.engine import open_searcher
+from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
 

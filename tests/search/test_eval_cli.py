@@ -168,9 +168,9 @@ def test_min_score_floor_applies_to_every_search(evstore: tuple[Path, list[str]]
 
 def test_reranker_absent_is_named_and_the_rest_still_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import mem.format.embed.minilm as minilm
-    from mem.format.errors import EmbedderUnavailableError
-    from mem.format.evaluate import evaluate_store, parse_labelled
-    from mem.format.store import Store
+    from mem.format.base.errors import EmbedderUnavailableError
+    from mem.format.search.evaluate import evaluate_store, parse_labelled
+    from mem.format.store.store import Store
 
     store = Store.init(tmp_path / "s")
     rid = store.add("Ana prefers green tea over coffee", scope="ana").id
@@ -190,8 +190,8 @@ def test_reranker_absent_is_named_and_the_rest_still_runs(tmp_path: Path, monkey
 
 
 def test_an_answer_by_content_is_found_by_any_of_its_records(tmp_path: Path) -> None:
-    from mem.format.evaluate import evaluate_store, parse_labelled
-    from mem.format.store import Store
+    from mem.format.search.evaluate import evaluate_store, parse_labelled
+    from mem.format.store.store import Store
 
     store = Store.init(tmp_path / "s")
     store.add("Ana likes green tea", scope="ana")

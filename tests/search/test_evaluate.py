@@ -1,4 +1,4 @@
-"""The retrieval metrics and the plain BM25 reference (mem.format.evaluate)."""
+"""The retrieval metrics and the plain BM25 reference (mem.format.search.evaluate)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format.errors import InvalidInputError, ValidationError
-from mem.format.evaluate import (
+from mem.format.base.errors import InvalidInputError, ValidationError
+from mem.format.search.evaluate import (
     BM25,
     Query,
     check_ks,

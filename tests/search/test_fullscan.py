@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-import mem.format.index as index_mod
-from mem.format.search import open_searcher
-from mem.format.store import Store
+import mem.format.index.derived as index_mod
+from mem.format.search.engine import open_searcher
+from mem.format.store.store import Store
 
 
 def _wait(cond: Any, what: str, seconds: float = 60) -> None:
@@ -59,7 +59,7 @@ def test_the_full_scan_runs_off_the_search_path_and_finds_in_place_edits(
 
 
 def test_a_scan_waits_while_a_search_runs(sstore: Store) -> None:
-    from mem.format.fullscan import FullScanner
+    from mem.format.index.fullscan import FullScanner
 
     sc = FullScanner(sstore.root, 3600)
     paused = threading.Event()

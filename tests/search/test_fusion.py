@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format.index import rebuild
+from mem.format.index.derived import rebuild
 from mem.format.index.lexical import LexicalIndex
 from mem.format.index.terms import analyzer, coverage, query_weights, terms
-from mem.format.lexfast import nfc, query_words
-from mem.format.search import open_searcher
-from mem.format.store import Store
+from mem.format.search.engine import open_searcher
+from mem.format.search.lexfast import nfc, query_words
+from mem.format.store.store import Store
 
 TRICKY = [
     "Running runners ran quickly through the Lisbon café's courtyards",

@@ -1,4 +1,4 @@
-"""The lean read path of `mem search --mode lexical` (mem.format.lexfast) against the full path.
+"""The lean read path of `mem search --mode lexical` (mem.format.search.lexfast) against the full path.
 
 The lean path answers only when the index is fresh and nothing must be written; otherwise it
 gives up (None) and the full path (Searcher) answers. These tests check that (a) wherever it
@@ -24,14 +24,15 @@ from typing import Any
 
 import pytest
 
-from mem.format import ids, lexfast, timeutil
-from mem.format.config import read_config
-from mem.format.errors import MemError
-from mem.format.index import FULL_SCAN_MAX_DOCS, PENDING_FILE, rebuild
-from mem.format.record import dump_record, make_record, parse_record
-from mem.format.search import STATUS_PRIOR, Searcher, prior
-from mem.format.store import DEFAULT_STATUSES, Store
-from mem.format.tombstones import TombstoneSet
+from mem.format.base.errors import MemError
+from mem.format.index.derived import FULL_SCAN_MAX_DOCS, PENDING_FILE, rebuild
+from mem.format.model.record import dump_record, make_record, parse_record
+from mem.format.model.tombstones import TombstoneSet
+from mem.format.rules import ids, timeutil
+from mem.format.rules.config import read_config
+from mem.format.search import lexfast
+from mem.format.search.engine import STATUS_PRIOR, Searcher, prior
+from mem.format.store.store import DEFAULT_STATUSES, Store
 from tests.conftest import Result, run_mem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +195,7 @@ def test_lean_path_imports_no_store_module(small: Path) -> None:
     code = (
         "import sys\nfrom mem.cli.main import main\n"
         f"assert main(['--store', {str(small)!r}, 'search', 'budget', '--mode', 'lexical', '--json']) == 0\n"
-        "heavy = {'mem.format.store', 'mem.format.record', 'mem.format.search', 'mem.format.index',\n"
+        "heavy = {'mem.format.store.store', 'mem.format.model.record', 'mem.format.search.engine', 'mem.format.index.derived',\n"
         "         'dataclasses', 'pathlib', 'typing', 'hashlib', 'tomllib', 'typer', 'rich',\n"
         "         're', 'json', 'enum'}\n"
         "sys.stderr.write(repr(sorted(heavy & set(sys.modules))))\n"
@@ -427,8 +428,9 @@ def test_broken_pipe_is_not_an_error(big: Path) -> None:
 
 
 def test_constants_are_the_full_paths() -> None:
-    from mem.format import config, store
-    from mem.format.index import common, lexical
+    from mem.format.index.derived import common, lexical
+    from mem.format.rules import config
+    from mem.format.store import store
 
     assert (lexfast.DECLARATION_FILE, lexfast.CONFIG_FILE, lexfast.FORMAT_NAME, lexfast.FORMAT_VERSION) == (
         config.DECLARATION_FILE, config.CONFIG_FILE, config.FORMAT_NAME, config.FORMAT_VERSION)
@@ -536,7 +538,7 @@ def test_canonical_reader_never_accepts_what_the_parser_reads_otherwise(tmp_path
 
 
 def test_filter_rule_is_record_filters(tmp_path: Path) -> None:
-    from mem.format.store import RecordFilter
+    from mem.format.store.store import RecordFilter
 
     rng = random.Random(4)
     times = [None, dt.datetime(2005, 1, 1, tzinfo=dt.UTC), dt.datetime(2011, 7, 1, tzinfo=dt.UTC),
@@ -582,8 +584,8 @@ def test_tombstone_rule_is_tombstone_sets(tmp_path: Path) -> None:
 def test_config_rule_is_read_configs(tmp_path: Path) -> None:
     import tomllib
 
-    from mem.format.config import DEFAULT_CONFIG
-    from mem.format.tomlplain import plain_tables
+    from mem.format.base.tomlplain import plain_tables
+    from mem.format.rules.config import DEFAULT_CONFIG
 
     assert plain_tables(DEFAULT_CONFIG) == ["embedder", "search", "verify"]
 

@@ -1,4 +1,4 @@
-"""``mem list --limit N`` chooses the newest records from the lexical index's state (format/listing.py).
+"""``mem list --limit N`` chooses the newest records from the lexical index's state (format/search/listing.py).
 
 Every test compares with ``Store.list``, which reads every record: the records and their order
 must be the same, whatever the filter, and whatever changed in the files since they were indexed.
@@ -18,15 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mem.format.index as index_pkg
-import mem.format.listing as listing
-from mem.format.errors import LockTimeoutError
-from mem.format.index import attach, refresh
+import mem.format.index.derived as index_pkg
+import mem.format.search.listing as listing
+from mem.format.base.errors import LockTimeoutError
+from mem.format.index.derived import attach, refresh
 from mem.format.index.lexical import LexicalIndex
-from mem.format.listing import newest
-from mem.format.record import STATUSES, make_record
-from mem.format.store import RecordFilter, Store
-from mem.format.timeutil import UTC
+from mem.format.model.record import STATUSES, make_record
+from mem.format.rules.timeutil import UTC
+from mem.format.search.listing import newest
+from mem.format.store.store import RecordFilter, Store
 from tests.conftest import run_mem
 
 KINDS = ("fact", "event", "note")

@@ -18,16 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mem.format.index as index_pkg
-import mem.format.record as record_mod
+import mem.format.index.derived as index_pkg
+import mem.format.model.record as record_mod
 from mem.format.embed.hashing import HashingEmbedder
-from mem.format.index import attach
 from mem.format.index.backlog import embed_backlog
+from mem.format.index.derived import attach
 from mem.format.index.lexical import META_COLUMNS, DocFields, LexicalIndex, open_state
 from mem.format.index.terms import presence, terms
-from mem.format.search import open_searcher
-from mem.format.store import RecordFilter, Store
-from mem.format.timeutil import UTC, epoch_ms, from_epoch_ms
+from mem.format.rules.timeutil import UTC, epoch_ms, from_epoch_ms
+from mem.format.search.engine import open_searcher
+from mem.format.store.store import RecordFilter, Store
 from tests.search.conftest import QUERIES, WORDS, words_of
 
 
@@ -87,7 +87,7 @@ def test_same_results_as_reading_every_candidate(big: Store, flt: dict[str, Any]
 
 
 def _freeze_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mem.format.timeutil as tu
+    import mem.format.rules.timeutil as tu
 
     at = tu.now()
     monkeypatch.setattr(tu, "now", lambda: at)

@@ -1,5 +1,5 @@
 """The calibrated score, the relevance floor (--min-score, MCP recall's default floor), the
-reranker (load, digest check, absence) and what a query is read for (mem.format.relevance)."""
+reranker (load, digest check, absence) and what a query is read for (mem.format.search.relevance)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format.errors import EmbedderUnavailableError, RerankerUnavailableError
-from mem.format.relevance import (
+from mem.format.base.errors import EmbedderUnavailableError, RerankerUnavailableError
+from mem.format.search.engine import open_searcher
+from mem.format.search.relevance import (
     date_match,
     first_z,
     has_time,
@@ -24,8 +25,7 @@ from mem.format.relevance import (
     speaker_z,
     time_match,
 )
-from mem.format.search import open_searcher
-from mem.format.store import Store
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 UTC = _dt.UTC
@@ -87,7 +87,7 @@ def test_has_time_never_fails(text: str) -> None:
 def test_when_question_prefers_the_turn_that_says_when(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stage 2 with the real model: a "when" question ranks the turn that says when above one that
     is about the same thing without a time; the same words asked "what" do not weigh the time."""
-    from mem.format.index import attach
+    from mem.format.index.derived import attach
 
     monkeypatch.setenv("MEM_EMBEDDER", "minilm")
     attach(store)
@@ -108,7 +108,7 @@ def test_when_question_prefers_the_turn_that_says_when(store: Store, monkeypatch
 
 
 def _add(store: Store) -> dict[str, str]:
-    from mem.format.index import attach
+    from mem.format.index.derived import attach
 
     attach(store)
     return {
@@ -139,7 +139,7 @@ def test_hybrid_score_is_a_calibrated_relevance_and_the_floor_filters(store: Sto
 
 
 def test_min_score_must_be_a_number(store: Store) -> None:
-    from mem.format.errors import InvalidInputError
+    from mem.format.base.errors import InvalidInputError
 
     _add(store)
     with pytest.raises(InvalidInputError):
@@ -206,7 +206,7 @@ def test_reranker_absent_search_still_answers(store: Store, monkeypatch: pytest.
 @pytest.mark.model
 def test_reranker_digest_is_checked(tmp_path: Path) -> None:
     from mem.format.embed.minilm import default_model_path
-    from mem.format.rerank import LateInteractionReranker
+    from mem.format.search.rerank import LateInteractionReranker
 
     bad = tmp_path / "model.onnx"
     shutil.copyfile(default_model_path(), bad)
@@ -224,8 +224,8 @@ def test_reranker_digest_is_checked(tmp_path: Path) -> None:
 def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """The real model: the turn that answers comes first, above one that shares the query's
     words without answering it, and --explain says why it passed."""
-    from mem.format.index import attach
-    from mem.format.rerank import load_reranker
+    from mem.format.index.derived import attach
+    from mem.format.search.rerank import load_reranker
 
     r = load_reranker()
     q = "When did Caroline go to the support group?"

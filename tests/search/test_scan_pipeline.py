@@ -1,4 +1,4 @@
-"""The vector scan shared by two threads (format/index/vectors.py ``Scan``; format/search.py
+"""The vector scan shared by two threads (format/index/vectors.py ``Scan``; format/search/engine.py
 ``_Handoff``): a long-lived searcher posts its scan before the query's vector is ready, the pool
 thread that embeds the query starts it at once, and the searching thread joins when its lexical
 work is done. Results equal one thread's; an error on either thread is raised, never a hang."""
@@ -14,9 +14,9 @@ import pytest
 
 import mem.format.index.vectors as vmod
 from mem.format.embed import load_embedder
-from mem.format.index import attach, compact
-from mem.format.search import Searcher, open_searcher
-from mem.format.store import Store
+from mem.format.index.derived import attach, compact
+from mem.format.search.engine import Searcher, open_searcher
+from mem.format.store.store import Store
 from tests.search.conftest import QUERIES, words_of
 
 
@@ -73,7 +73,7 @@ def _hits(s: Searcher, mode: str) -> list[list[tuple[str, float]]]:
 
 
 def test_pipelined_scan_answers_as_one_thread(big: Store, shared: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import mem.format.timeutil as tu
+    import mem.format.rules.timeutil as tu
 
     at = tu.now()
     monkeypatch.setattr(tu, "now", lambda: at)  # the recency prior: the same "now" for both
@@ -131,7 +131,7 @@ def test_a_late_searching_thread_still_gets_every_hit(big: Store, shared: list[s
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The query is embedded before the searching thread posts its scan (post refused): the
     search runs as any other, sharing the scan with a pool thread."""
-    import mem.format.timeutil as tu
+    import mem.format.rules.timeutil as tu
 
     at = tu.now()
     monkeypatch.setattr(tu, "now", lambda: at)

@@ -13,14 +13,18 @@ from typing import Any
 
 import pytest
 
+from mem.format.base.errors import (
+    EmbedderUnavailableError,
+    IndexUnavailableError,
+    InvalidInputError,
+)
 from mem.format.embed import EmbeddingSpace
 from mem.format.embed.hashing import HashingEmbedder
-from mem.format.errors import EmbedderUnavailableError, IndexUnavailableError, InvalidInputError
-from mem.format.index import attach, index_stats, rebuild, refresh, staleness
 from mem.format.index.common import LEXICAL_POINTER
-from mem.format.record import dump_record
-from mem.format.search import open_searcher
-from mem.format.store import Store
+from mem.format.index.derived import attach, index_stats, rebuild, refresh, staleness
+from mem.format.model.record import dump_record
+from mem.format.search.engine import open_searcher
+from mem.format.store.store import Store
 from tests.conftest import run_mem
 
 MODES = ("lexical", "vector", "hybrid")
@@ -242,7 +246,7 @@ def test_corrupt_index_is_reported_never_trusted(sstore: Store) -> None:
 
 
 def test_compact_merges_delta_and_drops_dead(sstore: Store) -> None:
-    from mem.format.index import compact
+    from mem.format.index.derived import compact
 
     s = open_searcher(sstore)
     s.search("tea", mode="hybrid")
@@ -266,7 +270,7 @@ def test_lexical_mode_imports_no_numpy_usearch_or_model(sstore: Store, tmp_path:
     open_searcher(sstore).search("tea", mode="lexical")
     code = (
         "import sys, json\n"
-        "from mem.format.search import open_searcher\n"
+        "from mem.format.search.engine import open_searcher\n"
         f"r = open_searcher({str(sstore.root)!r}).search('tea', mode='lexical')\n"
         "assert r.hits\n"
         "from mem.cli.main import main\n"
@@ -372,7 +376,7 @@ def test_many_scopes_every_mode(store: Store) -> None:
     """A store of many small scopes (their vectors stacked into one product, the lexical arm with
     no term per scope, tombstones listed once a search): every mode finds each scope's records,
     keeps to the scopes asked, never returns a forgotten record, and sees a scope created since."""
-    from mem.format.index import lexical as lexmod
+    from mem.format.index.derived import lexical as lexmod
 
     attach(store)
     towns = ["Lisbon", "Porto", "Braga", "Faro", "Evora", "Coimbra", "Aveiro", "Viseu", "Leiria", "Tomar"]
@@ -410,7 +414,7 @@ def test_many_scopes_every_mode(store: Store) -> None:
 def test_every_scope_scores_as_the_list_of_them_all(sstore: Store) -> None:
     """The lexical arm searches every scope without a term per scope, with the same scores (the
     same float32 sums) as the filter of all of them gave."""
-    from mem.format import lexfast
+    from mem.format.search import lexfast
 
     sstore.add("Carla lives in Faro by the river", scope="carla", kind="fact")
     s = open_searcher(sstore)
@@ -427,7 +431,7 @@ def test_every_scope_scores_as_the_list_of_them_all(sstore: Store) -> None:
 def test_the_refresh_lists_scopes_as_store_scopes_does(store: Store, tmp_path: Path) -> None:
     """``_scope_dirs`` (one listing, a stat per scope) names what ``Store.scopes()`` names, each
     with its folder's mtime: no symbolic link, no file, no folder whose name is not a scope."""
-    from mem.format.index import _dir_mtime, _scope_dirs
+    from mem.format.index.derived import _dir_mtime, _scope_dirs
 
     store.add("one", scope="ana", kind="fact")
     store.add("two", scope="bob", kind="fact")
@@ -445,8 +449,8 @@ def test_a_search_confined_to_scopes_refreshes_only_those(store: Store, monkeypa
     """A search confined to some scopes applies the changes made outside mem to those scopes and
     looks at no other (their recorded folder mtimes stay); a search of another scope, or of all,
     applies that scope's changes then. Its full scans are counted per scope, in this process."""
-    import mem.format.index as index_mod
-    from mem.format.index import lexical as lexmod
+    import mem.format.index.derived as index_mod
+    from mem.format.index.derived import lexical as lexmod
 
     attach(store)
     store.add("Ana likes the river", scope="ana", kind="fact")
@@ -489,7 +493,7 @@ def test_filtered_vector_search_is_the_exact_filtered_top(store: Store) -> None:
 
     import numpy as np
 
-    from mem.format.store import RecordFilter
+    from mem.format.store.store import RecordFilter
 
     attach(store)
     kinds = ["note", "fact", "decision"]
@@ -545,7 +549,7 @@ def test_filtered_vector_search_is_the_exact_filtered_top(store: Store) -> None:
         >= {r.id for r in extra}  # records added since the build (delta rows)
     # a one-shot searcher's masks, selected by SQLite, are the long-lived one's, and so are its hits
     from mem.format.index.vfilter import Columns, direct_keep
-    from mem.format.search import Searcher
+    from mem.format.search.engine import Searcher
 
     lex, vec = s._lexical([]), s._vectors(s._lexical([]))
     one_shot = Searcher(store, long_lived=False)

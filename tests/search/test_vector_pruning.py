@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mem.format.index.vectors as vmod
+from mem.format.base.errors import IndexUnavailableError, InvalidInputError
 from mem.format.embed import space_of
-from mem.format.errors import IndexUnavailableError, InvalidInputError
 from mem.format.index.vectors import (
     Quantized,
     VectorIndex,

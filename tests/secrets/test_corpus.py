@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from mem.format.secretpolicy import find_secret, rule_names
+from mem.format.rules.secretpolicy import find_secret, rule_names
 
 from .corpus import load
 

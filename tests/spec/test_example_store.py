@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from mem.format import ids
-from mem.format.audit import verify_chain
-from mem.format.jsonl import read_jsonl
-from mem.format.record import STATUSES, Record, dump_record, read_record_file, stored_digest
-from mem.format.store import RecordFilter, Store
+from mem.format.base.jsonl import read_jsonl
+from mem.format.model.audit import verify_chain
+from mem.format.model.record import STATUSES, Record, dump_record, read_record_file, stored_digest
+from mem.format.rules import ids
+from mem.format.store.store import RecordFilter, Store
 from tests.conftest import run_mem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +159,7 @@ def test_bitemporal_queries_on_the_example(records: list[Record]) -> None:
         return sorted(r.content for r in store.list(flt) if r.content.startswith(launch))
 
     t = "2024-12-01T00:00:00Z"
-    from mem.format.timeutil import parse_time
+    from mem.format.rules.timeutil import parse_time
 
     assert launches(RecordFilter(scopes=["project-atlas"], as_of=parse_time(t))) == [
         f"{launch} 2025-03-15.\n"

@@ -19,10 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from mem.format import ids
-from mem.format.audit import OPS
-from mem.format.jsonl import read_jsonl
-from mem.format.record import (
+from mem.format.base.jsonl import read_jsonl
+from mem.format.model.audit import OPS
+from mem.format.model.record import (
     KEY_ORDER,
     REQUIRED_KEYS,
     SOURCE_ORDER,
@@ -32,7 +31,8 @@ from mem.format.record import (
     make_record,
     split_record_text,
 )
-from mem.format.store import Store
+from mem.format.rules import ids
+from mem.format.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "spec" / "schemas"
@@ -274,7 +274,7 @@ def test_generated_records_fit_the_schemas(
     scope: str, kind: str, status: str, content: str, confidence: float, tags: list[str],
     recorded: Any, valid_from: Any, conv: str | None, turn: int | None,
 ) -> None:
-    from mem.format.record import dump_record
+    from mem.format.model.record import dump_record
 
     source: dict[str, Any] = {"type": "api"}
     if conv is not None:

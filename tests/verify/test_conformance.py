@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.verify import RULES, verify_store
+from mem.format.verify.checks import RULES, verify_store
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "spec" / "fixtures"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mem.format.index import attach, rebuild
-from mem.format.store import Store
-from mem.format.verify import verify_store
+from mem.format.index.derived import attach, rebuild
+from mem.format.store.store import Store
+from mem.format.verify.checks import verify_store
 from tests.conftest import run_mem
 from tests.verify.test_verify_cli import _tree_digest
 

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from mem.format.verify import RULES, verify_store
+from mem.format.verify.checks import RULES, verify_store
 from tests.conftest import run_mem
 
 FIXTURES = Path(__file__).resolve().parents[2] / "spec" / "fixtures"

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem.format import verify
-from mem.format.errors import RecordParseError
-from mem.format.record import dump_record, make_record, match_digest, parse_record
-from mem.format.store import Store, source_key
-from mem.format.verify import verify_store
+from mem.format.base.errors import RecordParseError
+from mem.format.model.record import dump_record, make_record, match_digest, parse_record
+from mem.format.store.store import Store, source_key
+from mem.format.verify import checks as verify
+from mem.format.verify.checks import verify_store
 
 FIXTURES = Path(__file__).resolve().parents[2] / "spec" / "fixtures"
 IDS = ["01JGZ00000000000000000000" + c for c in "ABCDEFGH"]

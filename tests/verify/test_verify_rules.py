@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mem.format.diff import textconv
-from mem.format.record import dump_record, make_record
-from mem.format.store import Store
-from mem.format.verify import _lite_record, verify_store
+from mem.format.model.record import dump_record, make_record
+from mem.format.ops.diff import textconv
+from mem.format.store.store import Store
+from mem.format.verify.checks import _lite_record, verify_store
 
 IDS = ["01JGZ00000000000000000000" + c for c in "ABCDEFGH"]
 

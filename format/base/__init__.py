@@ -1,0 +1,1 @@
+"""Primitives with no format knowledge: errors and exit codes, atomic file writes, the writer lock, JSON/TOML helpers, worker pools. Standard library only."""

@@ -1,0 +1,90 @@
+"""The store-wide writer lock: one writer at a time, readers never wait."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from mem.format.base.errors import LockTimeoutError
+from mem.format.base.fsutil import io_error
+
+
+class WriterLock:
+    """An exclusive ``flock`` on ``.mem/lock``, re-entrant within one process object.
+
+    The lock is advisory and held by the open file description, so a killed process releases
+    it at once (no stale lock files to clean up).
+    """
+
+    def __init__(self, path: Path, timeout: float = 10.0, check: Callable[[], None] | None = None) -> None:
+        self.path = path
+        self.timeout = timeout
+        self.check = check  # run before the lock is taken (the store refuses symlinked folders)
+        self._fd: int | None = None
+        self._depth = 0
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def fileno(self) -> int | None:
+        """The descriptor that holds the lock (None when not held). A forked child must close its
+        copy: the ``flock`` belongs to the open file description, which the copy keeps alive."""
+        return self._fd
+
+    def acquire(self) -> None:
+        if self._fd is not None:
+            self._depth += 1
+            return
+        if self.check is not None:
+            self.check()
+        try:  # never through a symbolic link: it would create or lock a file outside the store
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as exc:  # a read-only store: ReadOnlyStoreError (readers catch it)
+            raise io_error(exc, self.path, "open the lock file") from None
+        deadline = time.monotonic() + max(0.0, self.timeout)
+        delay = 0.005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise LockTimeoutError(
+                        f"another mem process holds the store's writer lock (waited {self.timeout:g} s)",
+                        path=self.path,
+                        hint="wait for it to finish, or raise --lock-timeout / MEM_LOCK_TIMEOUT",
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.02)  # short: a waiter that sleeps long loses its turn
+        self._fd = fd
+        self._depth = 1
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> WriterLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

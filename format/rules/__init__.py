@@ -1,0 +1,1 @@
+"""The format's rules, each in one place: ids and scope names, the canonical time form, the fast frontmatter reader, token counts, the secrets policy, the config. Standard library only and cheap to import: the one-shot path, the full path and verify all call it."""

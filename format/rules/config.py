@@ -1,0 +1,248 @@
+"""The store declaration (``memstore.json``) and the store configuration (``config.toml``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mem.format.base.errors import StoreInvalidError, UnsupportedFormatError
+from mem.format.base.tomlplain import plain_tables
+
+DECLARATION_FILE = "memstore.json"
+CONFIG_FILE = "config.toml"
+FORMAT_NAME = "mem-store"
+FORMAT_VERSION = 1
+#: Extensions this implementation understands (none yet beyond the core format).
+KNOWN_EXTENSIONS: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Declaration:
+    format: str
+    version: int
+    extensions: tuple[dict[str, Any], ...]
+    created_at: str | None
+
+    def to_json(self) -> str:
+        obj: dict[str, Any] = {
+            "format": self.format,
+            "version": self.version,
+            "extensions": list(self.extensions),
+        }
+        if self.created_at:
+            obj["created_at"] = self.created_at
+        return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def read_declaration(root: Path) -> Declaration:
+    path = root / DECLARATION_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise StoreInvalidError(
+            "the store declaration is missing", path=path, hint="run `mem init` to create a store"
+        ) from None
+    except OSError as exc:
+        raise StoreInvalidError(f"cannot read the declaration: {exc.strerror}", path=path) from None
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise StoreInvalidError(f"the declaration is not valid JSON: {exc}", path=path) from None
+    if not isinstance(obj, dict):
+        raise StoreInvalidError("the declaration is not a JSON object", path=path)
+    if obj.get("format") != FORMAT_NAME:
+        raise UnsupportedFormatError(
+            f"format {obj.get('format')!r} is not {FORMAT_NAME!r}", path=path
+        )
+    version = obj.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise StoreInvalidError("the declaration's version is not an integer", path=path)
+    if version != FORMAT_VERSION:
+        raise UnsupportedFormatError(
+            f"format version {version} is not supported by this mem (it reads version {FORMAT_VERSION})",
+            path=path,
+            hint="upgrade mem" if version > FORMAT_VERSION else None,
+        )
+    exts = obj.get("extensions", [])
+    if not isinstance(exts, list):
+        raise StoreInvalidError("extensions must be a list", path=path)
+    for ext in exts:
+        if not isinstance(ext, dict) or not isinstance(ext.get("name"), str):
+            raise StoreInvalidError("each extension must be an object with a name", path=path)
+        if ext.get("must_understand", True) and ext["name"] not in KNOWN_EXTENSIONS:
+            raise UnsupportedFormatError(
+                f"the store uses the extension {ext['name']!r}, which this mem does not understand",
+                path=path,
+                hint="upgrade mem, or use a tool that knows this extension",
+            )
+    created = obj.get("created_at")
+    return Declaration(FORMAT_NAME, version, tuple(exts), created if isinstance(created, str) else None)
+
+
+@dataclass
+class Config:
+    """Settings of a store. Unknown sections are kept for the parts of mem that read them."""
+
+    embedder: dict[str, Any] = field(default_factory=dict)
+    verify: dict[str, Any] = field(default_factory=dict)
+    search: dict[str, Any] = field(default_factory=dict)
+    capture: dict[str, Any] = field(default_factory=dict)
+    permissions: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def file_mode(self) -> int:
+        return self._mode("file_mode", "0600")
+
+    @property
+    def dir_mode(self) -> int:
+        return self._mode("dir_mode", "0700")
+
+    def _mode(self, key: str, default: str) -> int:
+        v = self.permissions.get(key, default)
+        problem = _check_mode(key, v)
+        if problem is not None:
+            raise StoreInvalidError(f"[permissions] {problem}", path=CONFIG_FILE,
+                                    hint="fix config.toml; `mem verify` reports it (E007)")
+        return int(str(v), 8)
+
+
+#: The largest ``[embedder] threads``: more threads than this only cost memory (each holds
+#: its own buffers; 1,000,000 reached 16.7 GB).
+MAX_THREADS = 256
+
+
+def _check_mode(key: str, v: Any) -> str | None:
+    """The problem with a ``[permissions]`` mode, or None. Owner read and write (and search for
+    folders) are required; setuid, setgid, sticky bits and write for others are refused: a
+    record store is private data."""
+    text = str(v) if isinstance(v, str | int) and not isinstance(v, bool) else None
+    if text is None or not text.isdigit() or not 3 <= len(text) <= 4 or set(text) - set("01234567"):
+        return f"{key} = {v!r} is not an octal mode such as \"0600\""
+    mode = int(text, 8)
+    need = 0o700 if key == "dir_mode" else 0o600
+    if mode & ~0o777:
+        return f"{key} = {v!r} sets the setuid, setgid or sticky bit"
+    if mode & 0o002:
+        return f"{key} = {v!r} lets every user on the machine write the store"
+    if mode & need != need:
+        return f"{key} = {v!r} takes the owner's own access away (needs {need:04o})"
+    return None
+
+
+def parse_threads(raw: Any) -> int:
+    """``[embedder] threads`` (or ``MEM_EMBED_THREADS``) as a number of threads; ValueError
+    names the problem (not a whole number, or outside 1..MAX_THREADS)."""
+    try:
+        n = int(raw) if not isinstance(raw, bool | float) else None
+    except (TypeError, ValueError):
+        n = None
+    if n is None or not 1 <= n <= MAX_THREADS:
+        raise ValueError(f"embedder threads {raw!r} is not a whole number from 1 to {MAX_THREADS}")
+    return n
+
+
+def _threads_ok(v: Any) -> bool:
+    try:
+        parse_threads(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _whole(lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _number(lo: float, hi: float) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
+
+
+#: Every setting mem reads, with its rule (section, key) -> (check, what it must be). One place:
+#: ``mem verify`` reports each value that breaks its rule (E007); the code that reads a value
+#: refuses the same values.
+SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
+    ("embedder", "provider"): (lambda v: isinstance(v, str), "a provider name"),
+    ("embedder", "threads"): (_threads_ok, f"a whole number from 1 to {MAX_THREADS}"),
+    ("search", "default_k"): (_whole(1, 1000), "a whole number from 1 to 1000"),
+    ("search", "rerank"): (lambda v: isinstance(v, bool), "true or false"),
+    ("search", "fusion"): (lambda v: v in ("convex", "rrf"), '"convex" or "rrf"'),
+    ("search", "vector_weight"): (_number(0, 1), "a number from 0 to 1"),
+    ("search", "full_scan_seconds"): (_number(0, 86400 * 365), "a number of seconds, 0 or more"),
+    ("mcp", "min_score"): (_number(0, 1), "a number from 0 to 1"),
+}
+
+
+def config_problems(data: dict[str, Any]) -> list[str]:
+    """Every value of a parsed config.toml that breaks its rule (see :data:`SETTINGS`)."""
+    out: list[str] = []
+    for (section, key), (ok, what) in SETTINGS.items():
+        table = data.get(section)
+        if isinstance(table, dict) and key in table and not ok(table[key]):
+            out.append(f"[{section}] {key} = {table[key]!r} must be {what}")
+    perms = data.get("permissions")
+    if isinstance(perms, dict):
+        for key in ("file_mode", "dir_mode"):
+            if key in perms:
+                problem = _check_mode(key, perms[key])
+                if problem is not None:
+                    out.append(f"[permissions] {problem}")
+    return out
+
+
+DEFAULT_CONFIG = """\
+# mem store configuration. Every key is optional; see spec/format.md, "Configuration".
+
+[embedder]
+# provider = "minilm"   # the default offline model; "hashing" is for tests only
+# threads = 1           # ONNX threads; on a busy 2-core machine one thread is fastest
+
+[search]
+# default_k = 10
+
+[verify]
+# Lower or silence a finding, as `git fsck` allows:
+# severity = { W101 = "ignore", W301 = "error" }
+"""
+
+
+def read_config(root: Path) -> Config:
+    path = root / CONFIG_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise StoreInvalidError(f"cannot read the configuration: {exc.strerror}", path=path) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
+    tables = plain_tables(text)  # the file `mem init` writes: no tomllib import needed
+    if tables is not None:
+        data: dict[str, Any] = {name: {} for name in tables}
+    else:
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
+
+    def sect(name: str) -> dict[str, Any]:
+        v = data.get(name, {})
+        if not isinstance(v, dict):
+            raise StoreInvalidError(f"[{name}] must be a table", path=path)
+        return v
+
+    return Config(
+        embedder=sect("embedder"),
+        verify=sect("verify"),
+        search=sect("search"),
+        capture=sect("capture"),
+        permissions=sect("permissions"),
+        raw=data,
+    )

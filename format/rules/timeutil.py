@@ -1,0 +1,108 @@
+"""Time values of the format: RFC 3339 in UTC with millisecond precision, ``Z`` suffix."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from mem.format.base.errors import ValidationError
+
+UTC = _dt.UTC
+
+
+def is_canonical_form(s: str) -> bool:
+    """``s`` has the canonical layout ``dddd-dd-ddTdd:dd:dd.dddZ`` (any decimal digits, as the
+    pattern ``\\d`` would match; the calendar is not checked). Code, not a regular expression:
+    ``import re`` costs a third of a lean ``mem search`` (see ids.py)."""
+    # the separators in place, then each replaced by a digit: a separator character found among
+    # the digits is replaced first, leaving one in place, and so fails isdecimal (the fastest form
+    # measured: a regular expression's match takes 0.7 us, this 1.0, slices joined 1.5)
+    return len(s) == 24 and s[4] == s[7] == "-" and s[10] == "T" and s[13] == s[16] == ":" \
+        and s[19] == "." and s[23] == "Z" \
+        and s[:23].replace("-", "0", 2).replace(":", "0", 2).replace("T", "0", 1).replace(".", "0", 1).isdecimal()
+
+
+def _is_date_form(s: str) -> bool:
+    """``s`` is ``dddd-dd-dd`` (decimal digits; the calendar is not checked)."""
+    return len(s) == 10 and s[4] == "-" and s[7] == "-" and (s[:4] + s[5:7] + s[8:]).isdecimal()
+
+
+def now() -> _dt.datetime:
+    """The current time, truncated to milliseconds (what the format can represent)."""
+    t = _dt.datetime.now(UTC)
+    return t.replace(microsecond=(t.microsecond // 1000) * 1000)
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MS = _dt.timedelta(milliseconds=1)
+
+
+def epoch_ms(t: _dt.datetime) -> int:
+    """Milliseconds since the Unix epoch, exactly (floored; a naive time is UTC).
+
+    ``int(t.timestamp() * 1000)`` is off by one for about 0.6 % of millisecond times (the float
+    product lands just below the integer); this is integer arithmetic.
+    """
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    return (t - _EPOCH) // _ONE_MS
+
+
+def from_epoch_ms(ms: int) -> _dt.datetime:
+    """The UTC time ``ms`` milliseconds after the Unix epoch (exact inverse of epoch_ms)."""
+    return _EPOCH + _dt.timedelta(milliseconds=ms)
+
+
+def format_time(t: _dt.datetime) -> str:
+    """Canonical text of a time: ``2026-11-29T23:59:01.123Z``."""
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    t = t.astimezone(UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) -> _dt.datetime:
+    """Parse an RFC 3339 / ISO 8601 time, a date, or an epoch number.
+
+    A time without an offset is read as UTC (``naive_is_utc``) or refused. The result is
+    timezone-aware and truncated to milliseconds.
+    """
+    if isinstance(value, str) and is_canonical_form(value):
+        # the canonical form (the common case): already UTC and in milliseconds; the pattern
+        # does not check the calendar (month 13, February 30): fromisoformat does
+        try:
+            return _dt.datetime.fromisoformat(value)  # its 'Z' read as UTC (Python 3.11)
+        except ValueError:
+            raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)") from None
+    if isinstance(value, _dt.datetime):
+        t = value
+    elif isinstance(value, _dt.date):
+        t = _dt.datetime(value.year, value.month, value.day, tzinfo=UTC)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        secs = float(value)
+        if secs > 1e11:  # epoch milliseconds
+            secs /= 1000.0
+        try:
+            t = _dt.datetime.fromtimestamp(secs, UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise ValidationError(f"{what} {value!r} is not a valid epoch time") from exc
+    elif isinstance(value, str):
+        s = value.strip()
+        if _is_date_form(s):
+            s += "T00:00:00+00:00"
+        if s.endswith(("Z", "z")):
+            s = s[:-1] + "+00:00"
+        try:
+            t = _dt.datetime.fromisoformat(s)
+        except ValueError as exc:
+            raise ValidationError(
+                f"{what} {value!r} is not a valid time (use RFC 3339, e.g. 2026-01-31T12:00:00Z, "
+                "or a date such as 2026-01-31)"
+            ) from exc
+    else:
+        raise ValidationError(f"{what} {value!r} is not a valid time")
+    if t.tzinfo is None:
+        if not naive_is_utc:
+            raise ValidationError(f"{what} {value!r} has no time zone offset")
+        t = t.replace(tzinfo=UTC)
+    t = t.astimezone(UTC)
+    return t.replace(microsecond=(t.microsecond // 1000) * 1000)

