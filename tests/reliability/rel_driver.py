@@ -136,7 +136,7 @@ def compact(store_path: str, kill_at: str) -> int:
     import signal
 
     import mem.format.index.derived as index_mod
-    from mem.format.index.derived import vectors as vectors_mod
+    from mem.format.index import vectors as vectors_mod
     from mem.format.ops.compact import compact_store
     from mem.format.store.store import Store
 

@@ -140,7 +140,7 @@ def test_writer_that_cannot_lock_exits_7(tmp_path: Path, tally: Callable[..., No
 def test_search_survives_a_generation_swap_between_pointer_and_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mem.format.index.derived import lexical as lexmod
+    from mem.format.index import lexical as lexmod
     from mem.format.index.derived import rebuild
     from mem.format.search.engine import open_searcher
 

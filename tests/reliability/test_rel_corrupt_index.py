@@ -27,7 +27,7 @@ WORD = "lanterncopper"
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with lexical and vector indexes; the vector graph (usearch) forced on."""
     import mem.format.index.derived as index_mod
-    from mem.format.index.derived import vectors as vmod
+    from mem.format.index import vectors as vmod
 
     root = tmp_path_factory.mktemp("idx") / "store"
     s = Store.init(root, actor="reliability@test")

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mem.format.index import lexical as lexmod
 from mem.format.index.common import LEXICAL_POINTER
 from mem.format.index.derived import build_if_absent, rebuild
-from mem.format.index.derived import lexical as lexmod
 from mem.format.search.engine import open_searcher
 from mem.format.store.store import Store
 from tests.conftest import MEM_EXE
@@ -283,7 +283,7 @@ def _as_json(data: bytes) -> object:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_ID, _DIGEST), max_size=40))
 def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> None:
-    from mem.format.index.derived import vectors
+    from mem.format.index import vectors
     from mem.format.index.vectors import FixedRows, read_rows
 
     data = json.dumps([[i, d] for i, d in rows]).encode()  # as build_vectors writes them
@@ -304,7 +304,7 @@ def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> N
 def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[str, str]], data: st.DataObject) -> None:
     """A byte changed (or cut out) anywhere: the fast reading gives what json gives, or the
     file is refused as json would refuse it; never other rows."""
-    from mem.format.index.derived import vectors
+    from mem.format.index import vectors
     from mem.format.index.vectors import read_rows
 
     raw = bytearray(json.dumps([[i, d] for i, d in rows]).encode())
@@ -343,7 +343,7 @@ def test_row_lookup_by_id_is_the_maps(rows: list[tuple[str, str]], in_order: boo
     row map) gives what the map gives: the last row of an id, None for an id without one."""
     import tempfile
 
-    from mem.format.index.derived import vectors
+    from mem.format.index import vectors
 
     if in_order:
         rows = sorted(rows)
@@ -356,7 +356,7 @@ def test_row_lookup_by_id_is_the_maps(rows: list[tuple[str, str]], in_order: boo
 
 
 def test_row_lookup_builds_the_map_after_many_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem.format.index.derived import vectors
+    from mem.format.index import vectors
 
     monkeypatch.setattr(vectors, "_FIND_BEFORE_POS", 3)
     monkeypatch.setattr(vectors, "_FIXED_ROWS_MIN", 1)  # rows read by offset, however few

@@ -428,7 +428,7 @@ def test_broken_pipe_is_not_an_error(big: Path) -> None:
 
 
 def test_constants_are_the_full_paths() -> None:
-    from mem.format.index.derived import common, lexical
+    from mem.format.index import common, lexical
     from mem.format.rules import config
     from mem.format.store import store
 

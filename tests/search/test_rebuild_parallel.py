@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mem.format.base import workers
+from mem.format.index import derived as idxmod
+from mem.format.index import lexical as lexmod
 from mem.format.index.common import LEXICAL_POINTER, remove_tree
 from mem.format.index.derived import build_indexes, new_build_dir, rebuild
-from mem.format.index.derived import derived as idxmod
-from mem.format.index.derived import lexical as lexmod
 from mem.format.index.lexical import DocFields, fast_fields
 from mem.format.model.record import dump_record, make_record
 from mem.format.search.engine import open_searcher
@@ -238,7 +238,7 @@ def test_workers_close_the_descriptors_they_are_told_to(tmp_path: Path) -> None:
 
 _KILLED = """
 import os, sys, time
-from mem.format.index.derived import derived as index
+from mem.format.index import derived as index
 from mem.format.store.store import Store
 
 real = index._read_task

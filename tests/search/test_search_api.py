@@ -376,7 +376,7 @@ def test_many_scopes_every_mode(store: Store) -> None:
     """A store of many small scopes (their vectors stacked into one product, the lexical arm with
     no term per scope, tombstones listed once a search): every mode finds each scope's records,
     keeps to the scopes asked, never returns a forgotten record, and sees a scope created since."""
-    from mem.format.index.derived import lexical as lexmod
+    from mem.format.index import lexical as lexmod
 
     attach(store)
     towns = ["Lisbon", "Porto", "Braga", "Faro", "Evora", "Coimbra", "Aveiro", "Viseu", "Leiria", "Tomar"]
@@ -450,7 +450,7 @@ def test_a_search_confined_to_scopes_refreshes_only_those(store: Store, monkeypa
     looks at no other (their recorded folder mtimes stay); a search of another scope, or of all,
     applies that scope's changes then. Its full scans are counted per scope, in this process."""
     import mem.format.index.derived as index_mod
-    from mem.format.index.derived import lexical as lexmod
+    from mem.format.index import lexical as lexmod
 
     attach(store)
     store.add("Ana likes the river", scope="ana", kind="fact")
