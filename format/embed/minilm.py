@@ -24,7 +24,13 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 TOKENIZER_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 MAX_TOKENS = 256
+#: Texts per batch at most, and tokens per batch at most (its width, padding included, times its
+#: texts): texts sorted by token count are cut into batches by this budget, so a batch of short
+#: memories holds 32 of them and one of 256-token texts 8. Measured (bench/README.md, "Bulk
+#: embedding"): larger batches are no faster per text on this CPU (64 or 128 short texts: 15-25%
+#: slower) and their activations grow with width x texts (attention: with width squared).
 BATCH = 32
+TOKEN_BUDGET = 2048
 #: A quick-start embedder (``quick_start``) embeds its first calls of one text with a session
 #: made without onnxruntime's constant folding: made in about 55 ms instead of 240, it then
 #: dequantizes the int8 weights on every run (about 65 ms per text instead of 3-5). Past
@@ -57,7 +63,8 @@ def default_model_path() -> Path:
 
 
 class MiniLMEmbedder:
-    """Loads the verified model; ``embed`` runs in batches of 32, shortest texts together."""
+    """Loads the verified model; ``embed`` runs in batches of at most BATCH texts and TOKEN_BUDGET
+    tokens, shortest texts together."""
 
     def __init__(
         self,
@@ -120,6 +127,12 @@ class MiniLMEmbedder:
         opts.intra_op_num_threads = max(1, self.threads)
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # no memory arena and no memory pattern: with them, each new batch shape grew the
+        # process by the largest activations seen (a bulk run at 2 threads: +200-400 MB that
+        # were never given back); without them each run frees what it allocated, at no
+        # measured cost in speed (bench/README.md, "Bulk embedding", memory)
+        opts.enable_cpu_mem_arena = False
+        opts.enable_mem_pattern = False
         return ort.InferenceSession(str(self._model), sess_options=opts, providers=["CPUExecutionProvider"],
                                     disabled_optimizers=[] if folded else ["ConstantFolding"])
 
@@ -142,10 +155,10 @@ class MiniLMEmbedder:
     def space(self) -> EmbeddingSpace:
         return SPACE
 
-    def _batch(self, texts: Sequence[str], session: Any) -> npt.NDArray[np.float32]:
+    def _run(self, encs: Sequence[Any], session: Any) -> npt.NDArray[np.float32]:
+        """The vectors of one batch of tokenized texts."""
         import numpy as np
 
-        encs = self._tok.encode_batch(list(texts))
         width = max(1, max(len(e.ids) for e in encs))
         ids = np.zeros((len(encs), width), dtype=np.int64)
         mask = np.zeros((len(encs), width), dtype=np.int64)
@@ -162,15 +175,41 @@ class MiniLMEmbedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def plan(self, texts: Sequence[str]) -> tuple[list[Any], list[list[int]]]:
+        """Tokenize ``texts`` once and cut them, shortest first, into batches of at most BATCH
+        texts and TOKEN_BUDGET tokens (padding included): (encodings, batches of indexes)."""
+        encs = self._tok.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        batches: list[list[int]] = []
+        cur: list[int] = []
+        for i in order:
+            width = max(1, len(encs[i].ids))  # the longest so far: the batch's width
+            if cur and (len(cur) >= BATCH or (len(cur) + 1) * width > TOKEN_BUDGET):
+                batches.append(cur)
+                cur = []
+            cur.append(i)
+        if cur:
+            batches.append(cur)
+        return encs, batches
+
+    def embed(self, texts: Sequence[str], pool: Any = None) -> npt.NDArray[np.float32]:
+        """``pool`` (a ``concurrent.futures`` executor): run the batches in its threads at once
+        (one onnxruntime session, whose ``run`` is thread-safe)."""
         import numpy as np
 
         out = np.zeros((len(texts), SPACE.dim), dtype=np.float32)
         if not texts:
             return out
         session = self._session_for(len(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), BATCH):
-            idx = order[start : start + BATCH]
-            out[idx] = self._batch([texts[i] for i in idx], session)
+        encs, batches = self.plan(texts)
+
+        def one(idx: list[int]) -> None:
+            out[idx] = self._run([encs[i] for i in idx], session)
+
+        if pool is None or len(batches) < 2:
+            for idx in batches:
+                one(idx)
+        else:
+            for _ in pool.map(one, batches):
+                pass
         return out

@@ -12,7 +12,7 @@ it committed, and the next run embeds only what is still missing.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -219,7 +219,7 @@ def merge_delta(store: Store) -> None:
     from mem.format.index.common import new_build_dir, new_generation, remove_tree
     from mem.format.index.derived import BuiltIndexes, _open_vectors, swap_in
     from mem.format.index.lexical import LexicalIndex
-    from mem.format.index.vectors import build_vectors
+    from mem.format.index.vectors import build_vectors_from
 
     with store.lock:
         lex = LexicalIndex.open(store.index_dir)
@@ -231,20 +231,32 @@ def merge_delta(store: Store) -> None:
             return
         dest = new_build_dir(store.index_dir)
         try:
-            per_scope: dict[str, list[tuple[str, str, Any]]] = {}
-            rows = lex.db.execute("SELECT scope, id, digest FROM records").fetchall()
-            for scope, rid, dg in rows:
-                v = vec.vector_for(scope, rid, dg)
-                if v is not None:
-                    per_scope.setdefault(scope, []).append((rid, dg, v))
-            for scope in lex.db.execute("SELECT DISTINCT scope FROM records").fetchall():
-                per_scope.setdefault(scope[0], [])
+            space = vec.space
+            scopes = [r[0] for r in lex.db.execute("SELECT DISTINCT scope FROM records ORDER BY scope").fetchall()]
+
+            def one_scope_at_a_time() -> Iterator[tuple[str, list[tuple[str, str]], Any]]:
+                import numpy as np
+
+                for scope in scopes:  # one scope's matrix at a time (bounded by the largest scope)
+                    rows = [(rid, dg) for rid, dg in lex.db.execute(
+                        "SELECT id, digest FROM records WHERE scope = ?", (scope,)).fetchall()]
+                    rows.sort()
+                    mat = np.empty((len(rows), space.dim), dtype=np.float32)
+                    kept: list[tuple[str, str]] = []
+                    for rid, dg in rows:
+                        v = vec.vector_for(scope, rid, dg)
+                        if v is not None:
+                            mat[len(kept)] = v
+                            kept.append((rid, dg))
+                    del rows
+                    yield scope, kept, mat[:len(kept)]
+                    del mat
+
             built = BuiltIndexes(dest)
             # the same promise as before: vectors up to that lexical state are all there
-            built.vectors = build_vectors(dest / new_generation("vectors"), vec.space, per_scope,
-                                          lex_generation=vec.get_meta("lex_generation") or "",
-                                          lex_seq=int(vec.get_meta("lex_seq") or 0))
-            del per_scope
+            built.vectors = build_vectors_from(dest / new_generation("vectors"), space, one_scope_at_a_time(),
+                                               lex_generation=vec.get_meta("lex_generation") or "",
+                                               lex_seq=int(vec.get_meta("lex_seq") or 0))
             swap_in(store, built)
         except BaseException:
             remove_tree(dest)
@@ -284,37 +296,77 @@ def bulk_threads(config: Any = None, env: Any = None) -> int:
 #: which on a busy 2-core machine beat one session of two intra-op threads (bench/README.md,
 #: "Bulk embedding"). Others get their threads from their own loader.
 DATA_PARALLEL = frozenset({"minilm"})
-#: Texts per piece a worker embeds (the model's own batch width: MiniLM's BATCH).
+#: Texts per piece a worker embeds, for an embedder that does not plan its own batches.
 PIECE = 32
 
 
+_TRIM: list[Any] = []
+
+
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing). A model's activations are freed after each batch, but glibc keeps what its
+    per-thread heaps freed: a bulk run at 2 threads grew by 200-600 MB that it never used
+    again (bench/README.md, "Bulk embedding", memory). Called once per bulk batch."""
+    if not _TRIM:
+        fn: Any = None
+        try:
+            import ctypes
+            import ctypes.util
+
+            name = ctypes.util.find_library("c")
+            lib = ctypes.CDLL(name) if name else None
+            fn = getattr(lib, "malloc_trim", None)
+        except (OSError, AttributeError):
+            fn = None
+        _TRIM.append(fn)
+    if _TRIM[0] is not None:
+        _TRIM[0](0)
+
+
 class BulkEmbedder:
-    """An embedder for bulk runs: ``embed`` sorts its texts by length (less padding) and, for a
-    data-parallel provider, embeds pieces of ``PIECE`` texts in ``workers`` threads at once.
-    Same vectors as the embedder alone (up to float rounding, as batches of other widths)."""
+    """An embedder for bulk runs with ``workers`` threads. An embedder whose ``embed`` takes a
+    ``pool`` (MiniLM: it tokenizes once and cuts batches to a token budget) runs its batches in
+    the pool's threads; for another, ``embed`` sorts the texts by length and embeds pieces of
+    ``PIECE`` texts in the threads at once. Same vectors as the embedder alone (up to float
+    rounding, as batches of other widths)."""
 
     def __init__(self, inner: Embedder, workers: int) -> None:
+        import inspect
+
         self.inner = inner
         self.workers = workers
         self._pool: Any = None
+        self._plans = "pool" in inspect.signature(inner.embed).parameters
 
     @property
     def space(self) -> Any:
         return self.inner.space
 
-    def embed(self, texts: Any) -> Any:
-        import numpy as np
-
-        n = len(texts)
-        if self.workers <= 1 or n <= PIECE:
-            return self.inner.embed(texts)
+    def _the_pool(self) -> Any:
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="mem-embed")
+        return self._pool
+
+    def embed(self, texts: Any) -> Any:
+        try:
+            return self._embed(texts)
+        finally:
+            release_free_memory()
+
+    def _embed(self, texts: Any) -> Any:
+        import numpy as np
+
+        n = len(texts)
+        if self.workers > 1 and self._plans:
+            return self.inner.embed(texts, pool=self._the_pool())  # type: ignore[call-arg]
+        if self.workers <= 1 or n <= PIECE:
+            return self.inner.embed(texts)
         order = sorted(range(n), key=lambda i: len(texts[i]))
         pieces = [order[i:i + PIECE] for i in range(0, n, PIECE)]
-        got = list(self._pool.map(lambda idx: self.inner.embed([texts[i] for i in idx]), pieces))
+        got = list(self._the_pool().map(lambda idx: self.inner.embed([texts[i] for i in idx]), pieces))
         out = np.empty((n, self.space.dim), dtype=np.float32)
         for idx, vecs in zip(pieces, got, strict=True):
             out[idx] = vecs

@@ -86,6 +86,32 @@ def test_minilm_quick_start_gives_the_same_vectors_then_the_optimized_session(no
 
 
 @pytest.mark.model
+def test_minilm_batches_to_a_token_budget_and_a_pool_gives_the_same_vectors(no_network: None) -> None:
+    """Texts are cut, shortest first, into batches of at most BATCH texts and TOKEN_BUDGET tokens
+    (width x texts): a batch of long texts is narrow, one of short texts full; run in a pool's
+    threads the vectors are the same as one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from mem.format.embed.minilm import BATCH, MAX_TOKENS, TOKEN_BUDGET, MiniLMEmbedder
+
+    e = MiniLMEmbedder()
+    texts = [f"short note {i} about the garden" for i in range(70)]
+    texts += [" ".join(f"w{i}x{j}" for j in range(150)) for i in range(20)]  # cut at MAX_TOKENS
+    encs, batches = e.plan(texts)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    widths = [max(len(encs[i].ids) for i in b) for b in batches]
+    assert all(len(b) <= BATCH and len(b) * w <= TOKEN_BUDGET for b, w in zip(batches, widths, strict=True))
+    assert widths == sorted(widths) and widths[-1] == MAX_TOKENS
+    assert len(batches[0]) == BATCH and len(batches[-1]) < BATCH  # short ones full, long ones narrow
+    want = np.stack([e.embed([t])[0] for t in texts])
+    with ThreadPoolExecutor(2) as pool:
+        got = e.embed(texts, pool=pool)
+    assert np.allclose(got, want, atol=1e-5) and np.allclose(e.embed(texts), want, atol=1e-5)
+
+
+@pytest.mark.model
 def test_one_shot_searcher_starts_the_model_quickly_long_lived_does_not(store: Store) -> None:
     from mem.format.search.engine import Searcher
 
