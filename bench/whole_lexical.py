@@ -19,9 +19,9 @@ from pathlib import Path
 
 def floor_code(gen_dir: Path) -> str:
     """The floor's program: python, import tantivy, open the lexical index with its content
-    tokenizer registered (as any reader of the index must: lexfast.open_index, written out here
+    tokenizer registered (as any reader of the index must: lexread.open_index, written out here
     with tantivy's API so that the floor imports nothing of mem), parse and run one query."""
-    from mem.format.search.lexfast import CONTENT_PATTERN, CONTENT_TOKENIZER, MAX_TERM_BYTES
+    from mem.format.rules.lexicon import CONTENT_PATTERN, CONTENT_TOKENIZER, MAX_TERM_BYTES
 
     return (
         "import sys, tantivy\n"

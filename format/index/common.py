@@ -17,12 +17,12 @@ from mem.format.base.errors import IndexUnavailableError, StoreIOError
 if TYPE_CHECKING:
     import sqlite3
 from mem.format.base.fsutil import DIR_MODE, FILE_MODE, atomic_write, ensure_dir
+from mem.format.rules.layout import LEXICAL_KIND as LEXICAL_KIND
+from mem.format.rules.layout import LEXICAL_POINTER as LEXICAL_POINTER
+from mem.format.rules.layout import POINTER_VERSION as POINTER_VERSION
+from mem.format.rules.layout import VECTORS_KIND as VECTORS_KIND
+from mem.format.rules.layout import VECTORS_POINTER as VECTORS_POINTER
 
-LEXICAL_POINTER = "lexical.json"
-VECTORS_POINTER = "vectors.json"
-LEXICAL_KIND = "mem-lexical-index"
-VECTORS_KIND = "mem-vector-index"
-POINTER_VERSION = 1
 REBUILD_HINT = "run `mem rebuild`"
 
 

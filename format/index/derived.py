@@ -30,15 +30,16 @@ from mem.format.index.common import (
     tree_bytes,
     write_pointer,
 )
+
+# mem's own writes are journaled in PENDING_FILE and applied at the next refresh; stores with at
+# most FULL_SCAN_MAX_DOCS records get a full stat scan on every refresh. Both are defined once,
+# beside the freshness check of the one-shot search that must agree with them.
+from mem.format.index.lexread import FULL_SCAN_MAX_DOCS as FULL_SCAN_MAX_DOCS
+from mem.format.index.lexread import PENDING_FILE as PENDING_FILE
+from mem.format.index.lexread import dir_mtime
 from mem.format.model.record import Record, read_record_file
 from mem.format.rules import ids
-
-# mem's own writes are journaled in PENDING_FILE (JSON Lines) and applied at the next refresh;
-# stores with at most FULL_SCAN_MAX_DOCS records get a full stat scan on every refresh (~4 us a
-# file). Both are defined once, by the lean read path that must agree with them.
-from mem.format.search.lexfast import FULL_SCAN_MAX_DOCS as FULL_SCAN_MAX_DOCS
-from mem.format.search.lexfast import PENDING_FILE as PENDING_FILE
-from mem.format.search.lexfast import scan_scope
+from mem.format.rules.layout import record_files, record_ids
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
@@ -51,10 +52,7 @@ Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
 
 def _dir_mtime(path: Path) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except FileNotFoundError:
-        return -1
+    return dir_mtime(str(path))
 
 
 @dataclass
@@ -199,9 +197,9 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
         tomb = store.tombstones.load(s).ids
         changed_here = False
         d = store.records_dir / s
-        # the record files as the lean read path sees them (lexfast.scan_scope: the same rule);
+        # the record files as every reader lists them (layout.record_files: one rule);
         # a Path is made only for a file read (100,000 of them cost 0.5 s in a full scan)
-        for n, (rid, fst) in enumerate(scan_scope(str(d)), 1):
+        for n, (rid, fst) in enumerate(record_files(str(d)), 1):
             if pause is not None and n % PAUSE_EVERY == 0:
                 pause()
             if rid in tomb:
@@ -729,15 +727,7 @@ _Read = tuple[Any, ...] | str | None
 
 def _record_ids(d: str) -> list[str]:
     """The record ids of a scope folder, in order: the files Store.iter_paths lists."""
-    from mem.format.rules.ids import is_id
-
-    try:
-        it = os.scandir(d)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    with it:
-        names = sorted(e.name for e in it if e.name.endswith(".md") and e.is_file(follow_symlinks=False))
-    return [n[:-3] for n in names if is_id(n[:-3])]
+    return record_ids(d)
 
 
 def _read_file(path: str) -> tuple[bytes, int, int]:

@@ -32,23 +32,18 @@ from mem.format.index.common import (
     read_pointer,
     write_pointer,
 )
-from mem.format.model.record import STATUSES, Record, canonical_body
-from mem.format.rules.ids import is_id, is_kind, is_scope
-from mem.format.rules.timeutil import epoch_ms, format_time, now
-from mem.format.search.lexfast import (
-    CONTENT_TOKENIZER,
-    content_analyzer,
-    nfc,
-    open_index,
-    run_query,
-)
-from mem.format.search.lexfast import (
-    SCHEMA_VERSION as SCHEMA_VERSION,  # re-exported (one definition)
-)
-from mem.format.search.lexfast import (
+from mem.format.index.lexread import (
     TANTIVY_ERRORS as TANTIVY_ERRORS,  # re-exported (one definition)
 )
-from mem.format.search.lexfast import query_words as query_words  # re-exported (one definition)
+from mem.format.index.lexread import open_index, run_query
+from mem.format.model.record import STATUSES, Record, canonical_body
+from mem.format.rules.ids import is_id, is_kind, is_scope
+from mem.format.rules.lexicon import CONTENT_TOKENIZER, content_analyzer, nfc
+from mem.format.rules.lexicon import (
+    SCHEMA_VERSION as SCHEMA_VERSION,  # re-exported (one definition)
+)
+from mem.format.rules.lexicon import query_words as query_words  # re-exported (one definition)
+from mem.format.rules.timeutil import epoch_ms, format_time, now
 
 if TYPE_CHECKING:
     import sqlite3
@@ -820,7 +815,7 @@ class LexicalIndex:
         tags: Sequence[str] | None,
         limit: int,
     ) -> list[LexHit]:
-        """The best ``limit`` documents (the query is built by lexfast.run_query, which the lean
+        """The best ``limit`` documents (the query is built by lexread.run_query, which the lean
         read path of ``mem search`` shares); tantivy damage raises IndexUnavailableError."""
         rows = run_query(lambda: self.index, self.searcher, text, scopes=scopes, kinds=kinds,
                          statuses=statuses, tags=tags, limit=limit, damaged=lambda exc: damaged(self.path, exc))

@@ -1,7 +1,7 @@
 """Query-term evidence for hybrid fusion: how much of a query a record's text contains.
 
 ``coverage`` is the idf-weighted fraction of the query's terms found in a record, with terms
-produced exactly as the lexical index produces them (``lexfast.content_analyzer``: words,
+produced exactly as the lexical index produces them (``lexicon.content_analyzer``: words,
 long ones dropped, lower-cased, English stemmer) and idf as tantivy's BM25 computes
 it. Unlike a BM25 score it does not shrink with the record's length and does not depend on the
 other hits of the query, so a long record that contains every query term scores 1.0 and a record
@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from mem.format.index.lexical import query_words
-from mem.format.search.lexfast import content_analyzer, nfc
+from mem.format.rules.lexicon import content_analyzer, nfc
 
 
 def analyzer() -> Any:
-    """The tantivy TextAnalyzer of the content field (``lexfast.content_analyzer``)."""
+    """The tantivy TextAnalyzer of the content field (``lexicon.content_analyzer``)."""
     return content_analyzer()
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from mem.format.base.errors import StoreInvalidError, UnsupportedFormatError
 from mem.format.base.tomlplain import plain_tables
+from mem.format.rules.layout import CONFIG_FILE as CONFIG_FILE
+from mem.format.rules.layout import DECLARATION_FILE as DECLARATION_FILE
+from mem.format.rules.layout import FORMAT_NAME as FORMAT_NAME
+from mem.format.rules.layout import FORMAT_VERSION as FORMAT_VERSION
 
-DECLARATION_FILE = "memstore.json"
-CONFIG_FILE = "config.toml"
-FORMAT_NAME = "mem-store"
-FORMAT_VERSION = 1
 #: Extensions this implementation understands (none yet beyond the core format).
 KNOWN_EXTENSIONS: frozenset[str] = frozenset()
 

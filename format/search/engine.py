@@ -53,8 +53,8 @@ from mem.format.base.errors import (
 )
 from mem.format.model.record import Record
 from mem.format.rules import ids
-from mem.format.search.lexfast import STATUS_PRIOR as STATUS_PRIOR
-from mem.format.search.lexfast import prior_ms, prior_of
+from mem.format.rules.ranking import STATUS_PRIOR as STATUS_PRIOR
+from mem.format.rules.ranking import prior_ms, prior_of
 from mem.format.store.store import RecordFilter, Store
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ class SearchResult:
 
 
 def prior(rec: Record, at: _dt.datetime) -> tuple[float, dict[str, float]]:
-    """status x confidence x recency, and its parts (one implementation, shared with lexfast)."""
+    """status x confidence x recency, and its parts (``rules.ranking.prior_of``, which the one-shot path calls too)."""
     return prior_of(rec.status, rec.confidence, rec.recorded_at, at)
 
 

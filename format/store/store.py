@@ -53,7 +53,7 @@ from mem.format.model.record import (
     validate_record,
 )
 from mem.format.model.tombstones import Tombstone, TombstoneSet
-from mem.format.rules import ids
+from mem.format.rules import ids, layout
 from mem.format.rules.config import (
     CONFIG_FILE,
     DECLARATION_FILE,
@@ -65,18 +65,17 @@ from mem.format.rules.config import (
     read_config,
     read_declaration,
 )
+from mem.format.rules.layout import LOCAL_DIR as LOCAL_DIR
+from mem.format.rules.layout import LOCK_TIMEOUT_ENV as LOCK_TIMEOUT_ENV
+from mem.format.rules.layout import LOG_DIR as LOG_DIR
+from mem.format.rules.layout import RECORDS_DIR as RECORDS_DIR
+from mem.format.rules.layout import STATE_DIR as STATE_DIR
+from mem.format.rules.layout import STORE_ENV as STORE_ENV
+from mem.format.rules.layout import TOMBSTONES_DIR as TOMBSTONES_DIR
+from mem.format.rules.ranking import DEFAULT_STATUSES as DEFAULT_STATUSES
+from mem.format.rules.ranking import effective_statuses
 from mem.format.rules.secretpolicy import check_record
 from mem.format.rules.timeutil import format_time, now, parse_time
-
-RECORDS_DIR = "records"
-TOMBSTONES_DIR = "tombstones"
-LOG_DIR = "log"
-STATE_DIR = "state"
-LOCAL_DIR = ".mem"
-STORE_ENV = "MEM_STORE"
-LOCK_TIMEOUT_ENV = "MEM_LOCK_TIMEOUT"
-
-DEFAULT_STATUSES: tuple[str, ...] = ("active", "candidate")
 
 
 def _writer() -> str:
@@ -136,11 +135,7 @@ class RecordFilter:
     ids: Sequence[str] | None = None
 
     def effective_statuses(self) -> tuple[str, ...]:
-        if self.statuses is not None:
-            return tuple(self.statuses)
-        if self.as_of is not None or self.known_at is not None:
-            return ("active", "candidate", "superseded")
-        return DEFAULT_STATUSES
+        return effective_statuses(self.statuses, self.as_of is not None or self.known_at is not None)
 
     def matches(self, r: Record) -> bool:
         if not self.matches_fields(r.id, r.kind, r.status, r.tags, r.valid_from, r.valid_to):
@@ -440,16 +435,7 @@ class Store:
 
     def scopes(self) -> builtins.list[str]:
         """Scopes that have a records folder."""
-        try:
-            entries = os.scandir(self.records_dir)
-        except FileNotFoundError:
-            return []
-        with entries:
-            return sorted(
-                e.name
-                for e in entries
-                if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name)
-            )
+        return layout.scope_names(str(self.records_dir))
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -461,18 +447,8 @@ class Store:
         """
         for scope in self.scopes() if scopes is None else [ids.check_scope(s) for s in scopes]:
             d = self.records_dir / scope
-            try:
-                it = os.scandir(d)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            with it:
-                names = sorted(
-                    e.name for e in it if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
-                )
-            for name in names:
-                rid = name[:-3]
-                if ids.is_id(rid):
-                    yield scope, rid, d / name
+            for rid in layout.record_ids(str(d)):
+                yield scope, rid, d / f"{rid}.md"
 
     def is_forgotten(self, scope: str, record_id: str) -> bool:
         return self.tombstones.is_id_tombstoned(scope, record_id)

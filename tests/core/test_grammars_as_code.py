@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mem.format.base import tomlplain
 from mem.format.rules import ids, recordtext, timeutil
-from mem.format.search.lexfast import CJK_RANGES, query_words
+from mem.format.rules.lexicon import CJK_RANGES, query_words
 
 ANY = st.characters(codec="utf-8")
 
@@ -169,7 +169,8 @@ def test_query_words_are_regex_words(s: str) -> None:
 
 @pytest.mark.parametrize("module", ["mem.format.rules.ids", "mem.format.rules.timeutil", "mem.format.rules.recordtext",
                                     "mem.format.base.tomlplain", "mem.format.search.lexfast", "mem.format.base.errors",
-                                    "mem.cli.searchfast"])
+                                    "mem.format.rules.layout", "mem.format.rules.lexicon", "mem.format.rules.ranking",
+                                    "mem.format.index.lexread", "mem.cli.searchfast"])
 def test_lean_modules_import_no_re_json_or_enum(module: str) -> None:
     import subprocess
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from mem.format.index.derived import rebuild
 from mem.format.index.lexical import LexicalIndex
 from mem.format.index.terms import analyzer, coverage, query_weights, terms
+from mem.format.rules.lexicon import nfc, query_words
 from mem.format.search.engine import open_searcher
-from mem.format.search.lexfast import nfc, query_words
 from mem.format.store.store import Store
 
 TRICKY = [

@@ -25,10 +25,11 @@ from typing import Any
 import pytest
 
 from mem.format.base.errors import MemError
+from mem.format.index import lexread
 from mem.format.index.derived import FULL_SCAN_MAX_DOCS, PENDING_FILE, rebuild
 from mem.format.model.record import dump_record, make_record, parse_record
 from mem.format.model.tombstones import TombstoneSet
-from mem.format.rules import ids, timeutil
+from mem.format.rules import ids, layout, lexicon, ranking, timeutil
 from mem.format.rules.config import read_config
 from mem.format.search import lexfast
 from mem.format.search.engine import STATUS_PRIOR, Searcher, prior
@@ -432,17 +433,18 @@ def test_constants_are_the_full_paths() -> None:
     from mem.format.rules import config
     from mem.format.store import store
 
-    assert (lexfast.DECLARATION_FILE, lexfast.CONFIG_FILE, lexfast.FORMAT_NAME, lexfast.FORMAT_VERSION) == (
+    # the lean path reads these from the rules layer and index/lexread, as the full path does
+    assert (layout.DECLARATION_FILE, layout.CONFIG_FILE, layout.FORMAT_NAME, layout.FORMAT_VERSION) == (
         config.DECLARATION_FILE, config.CONFIG_FILE, config.FORMAT_NAME, config.FORMAT_VERSION)
     assert not config.KNOWN_EXTENSIONS  # store_ok accepts only extensions that need no understanding
-    assert (lexfast.RECORDS_DIR, lexfast.TOMBSTONES_DIR, lexfast.LOCAL_DIR, lexfast.LOCK_TIMEOUT_ENV) == (
+    assert (layout.RECORDS_DIR, layout.TOMBSTONES_DIR, layout.LOCAL_DIR, layout.LOCK_TIMEOUT_ENV) == (
         store.RECORDS_DIR, store.TOMBSTONES_DIR, store.LOCAL_DIR, store.LOCK_TIMEOUT_ENV)
-    assert (lexfast.LEXICAL_POINTER, lexfast.LEXICAL_KIND, lexfast.POINTER_VERSION) == (
+    assert (layout.LEXICAL_POINTER, layout.LEXICAL_KIND, layout.POINTER_VERSION) == (
         common.LEXICAL_POINTER, common.LEXICAL_KIND, common.POINTER_VERSION)
-    assert lexfast.SCHEMA_VERSION == lexical.SCHEMA_VERSION
-    assert (lexfast.PENDING_FILE, lexfast.FULL_SCAN_MAX_DOCS) == (PENDING_FILE, FULL_SCAN_MAX_DOCS)
-    assert lexfast.STATUS_PRIOR == STATUS_PRIOR and lexfast.DEFAULT_STATUSES == DEFAULT_STATUSES
-    assert lexical.query_words is lexfast.query_words and lexical.TANTIVY_ERRORS is lexfast.TANTIVY_ERRORS
+    assert lexicon.SCHEMA_VERSION == lexical.SCHEMA_VERSION
+    assert (lexread.PENDING_FILE, lexread.FULL_SCAN_MAX_DOCS) == (PENDING_FILE, FULL_SCAN_MAX_DOCS)
+    assert ranking.STATUS_PRIOR == STATUS_PRIOR and ranking.DEFAULT_STATUSES == DEFAULT_STATUSES
+    assert lexical.query_words is lexicon.query_words and lexical.TANTIVY_ERRORS is lexread.TANTIVY_ERRORS
 
 
 def _random_record(rng: random.Random) -> Any:
@@ -515,7 +517,7 @@ def _check_same(text: str, tmp: Path) -> bool:
         rec.id, rec.scope, rec.kind, rec.status, float(rec.confidence), rec.tags, rec.valid_from, rec.valid_to,
         rec.recorded_at, rec.superseded_at, rec.content, rec.digest), text
     at = FIXED_NOW
-    assert lexfast.prior_of(got.status, got.confidence, got.recorded_at, at) == prior(rec, at)
+    assert ranking.prior_of(got.status, got.confidence, got.recorded_at, at) == prior(rec, at)
     return True
 
 
@@ -578,7 +580,7 @@ def test_tombstone_rule_is_tombstone_sets(tmp_path: Path) -> None:
             data += b'{"id": "TORN", "digest": "d"}'
         scope = f"s{n}"
         (tmp_path / f"{scope}.jsonl").write_bytes(data)
-        assert lexfast.tombstoned_ids(data) == set(ts.load(scope).ids), data
+        assert lexread.tombstoned_ids(data) == set(ts.load(scope).ids), data
 
 
 def test_config_rule_is_read_configs(tmp_path: Path) -> None:

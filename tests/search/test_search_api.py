@@ -414,7 +414,7 @@ def test_many_scopes_every_mode(store: Store) -> None:
 def test_every_scope_scores_as_the_list_of_them_all(sstore: Store) -> None:
     """The lexical arm searches every scope without a term per scope, with the same scores (the
     same float32 sums) as the filter of all of them gave."""
-    from mem.format.search import lexfast
+    from mem.format.index import lexread
 
     sstore.add("Carla lives in Faro by the river", scope="carla", kind="fact")
     s = open_searcher(sstore)
@@ -422,7 +422,7 @@ def test_every_scope_scores_as_the_list_of_them_all(sstore: Store) -> None:
     for q in ("river", "lives in Porto", "tea coffee river bridge", "Friday"):
         for statuses in (["active", "candidate"], None):
             def run(scopes: list[str] | None, q: str = q, statuses: list[str] | None = statuses) -> Any:
-                return lexfast.run_query(lambda: lex.index, lex.searcher, q, scopes=scopes, kinds=None,
+                return lexread.run_query(lambda: lex.index, lex.searcher, q, scopes=scopes, kinds=None,
                                          statuses=statuses, tags=None, limit=40, damaged=lambda e: e)
             assert run(None) == run(sstore.scopes())
             assert run(None)

@@ -1,0 +1,87 @@
+"""The store's layout: the names of its files and folders, and which entries of a folder are scopes
+and record files. Every reader (the store, the indexes, verify, the one-shot search) lists a store
+with these functions, so a folder or file that one of them skips, all of them skip.
+
+Standard library (``os``) only and cheap to import: the lean read path of a one-shot search
+(:mod:`mem.format.search.lexfast`) imports it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mem.format.rules import ids
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (lean search path)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+#: The store declaration and the configuration at the store's root (spec/format.md §2).
+DECLARATION_FILE = "memstore.json"
+CONFIG_FILE = "config.toml"
+#: What the declaration must say (``format``, ``version``).
+FORMAT_NAME = "mem-store"
+FORMAT_VERSION = 1
+#: The folders of a store: ``records/<scope>/<ID>.md``, ``tombstones/<scope>.jsonl``,
+#: ``log/<clone-id>.jsonl``, ``state/``, and ``.mem/`` (local, derived, never committed).
+RECORDS_DIR = "records"
+TOMBSTONES_DIR = "tombstones"
+LOG_DIR = "log"
+STATE_DIR = "state"
+LOCAL_DIR = ".mem"
+#: ``.mem/index/``: the derived indexes, each a generation folder named by a pointer file.
+INDEX_DIR = "index"
+LEXICAL_POINTER = "lexical.json"
+VECTORS_POINTER = "vectors.json"
+LEXICAL_KIND = "mem-lexical-index"
+VECTORS_KIND = "mem-vector-index"
+POINTER_VERSION = 1
+#: The environment: the store to open, and the writer lock's timeout in seconds.
+STORE_ENV = "MEM_STORE"
+LOCK_TIMEOUT_ENV = "MEM_LOCK_TIMEOUT"
+#: A record file's name is its id and this suffix.
+RECORD_SUFFIX = ".md"
+
+
+def scope_names(records: str) -> list[str]:
+    """The scopes of a store, sorted: the folders of ``records/`` named like a scope (a symbolic
+    link is never a scope; other entries are not records and are left to ``mem verify``)."""
+    try:
+        entries = os.scandir(records)
+    except FileNotFoundError:
+        return []
+    with entries:
+        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name))
+
+
+def record_files(scope_dir: str) -> Iterator[tuple[str, os.stat_result]]:
+    """(id, lstat) of the record files of one scope folder, in the folder's order: regular files
+    named ``<ID>.md`` (a symbolic link is never a record file). Nothing for a missing folder."""
+    try:
+        it = os.scandir(scope_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    with it:
+        for e in it:
+            name = e.name
+            if not name.endswith(RECORD_SUFFIX) or not ids.is_id(name[:-3]):
+                continue
+            try:
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                st = e.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            yield name[:-3], st
+
+
+def record_ids(scope_dir: str) -> list[str]:
+    """The ids of ``record_files`` of one scope folder, sorted, without a stat per file: the
+    files the store reads (``Store.iter_paths``)."""
+    try:
+        it = os.scandir(scope_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    with it:
+        names = sorted(e.name for e in it if e.name.endswith(RECORD_SUFFIX) and e.is_file(follow_symlinks=False))
+    return [n[:-3] for n in names if ids.is_id(n[:-3])]
