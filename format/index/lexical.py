@@ -43,7 +43,7 @@ from mem.format.rules.lexicon import (
     SCHEMA_VERSION as SCHEMA_VERSION,  # re-exported (one definition)
 )
 from mem.format.rules.lexicon import query_words as query_words  # re-exported (one definition)
-from mem.format.rules.timeutil import epoch_ms, format_time, now
+from mem.format.rules.timeutil import epoch_ms, format_time, is_canonical_form, now
 
 if TYPE_CHECKING:
     import sqlite3
@@ -107,7 +107,6 @@ class DocFields(NamedTuple):
 
 
 _WANT = frozenset(("id", "scope", "kind", "status", "confidence", "tags", "valid_from", "valid_to", "recorded_at"))
-_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 #: The canonical layout (dump_frontmatter's order) up to recorded_at, then lines that are none of
 #: the keys the index reads, up to the first ``---`` line: a text it matches is one the line scan
 #: of fast_fields reads the same way (each key once, the value after the first ": "), in one match.
@@ -131,7 +130,7 @@ _json_value = json.JSONDecoder().decode  # json.loads without its wrapper
 def _fast_ms(v: str | None) -> int | None:
     if v is None:
         return -1
-    if not _TIME.match(v):
+    if not is_canonical_form(v):  # the canonical time (timeutil's rule); fromisoformat checks the calendar
         return None
     return epoch_ms(_dt.datetime.fromisoformat(v))
 

@@ -9,14 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from mem.format.base.errors import StoreInvalidError, UnsupportedFormatError
-from mem.format.base.tomlplain import plain_tables
 from mem.format.rules.layout import CONFIG_FILE as CONFIG_FILE
 from mem.format.rules.layout import DECLARATION_FILE as DECLARATION_FILE
 from mem.format.rules.layout import FORMAT_NAME as FORMAT_NAME
 from mem.format.rules.layout import FORMAT_VERSION as FORMAT_VERSION
-
-#: Extensions this implementation understands (none yet beyond the core format).
-KNOWN_EXTENSIONS: frozenset[str] = frozenset()
+from mem.format.rules.storefiles import KNOWN_EXTENSIONS as KNOWN_EXTENSIONS
+from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 
 
 @dataclass(frozen=True)
@@ -47,39 +45,14 @@ def read_declaration(root: Path) -> Declaration:
         ) from None
     except OSError as exc:
         raise StoreInvalidError(f"cannot read the declaration: {exc.strerror}", path=path) from None
-    try:
-        obj = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise StoreInvalidError(f"the declaration is not valid JSON: {exc}", path=path) from None
-    if not isinstance(obj, dict):
-        raise StoreInvalidError("the declaration is not a JSON object", path=path)
-    if obj.get("format") != FORMAT_NAME:
-        raise UnsupportedFormatError(
-            f"format {obj.get('format')!r} is not {FORMAT_NAME!r}", path=path
-        )
-    version = obj.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise StoreInvalidError("the declaration's version is not an integer", path=path)
-    if version != FORMAT_VERSION:
-        raise UnsupportedFormatError(
-            f"format version {version} is not supported by this mem (it reads version {FORMAT_VERSION})",
-            path=path,
-            hint="upgrade mem" if version > FORMAT_VERSION else None,
-        )
-    exts = obj.get("extensions", [])
-    if not isinstance(exts, list):
-        raise StoreInvalidError("extensions must be a list", path=path)
-    for ext in exts:
-        if not isinstance(ext, dict) or not isinstance(ext.get("name"), str):
-            raise StoreInvalidError("each extension must be an object with a name", path=path)
-        if ext.get("must_understand", True) and ext["name"] not in KNOWN_EXTENSIONS:
-            raise UnsupportedFormatError(
-                f"the store uses the extension {ext['name']!r}, which this mem does not understand",
-                path=path,
-                hint="upgrade mem, or use a tool that knows this extension",
-            )
+    obj = accept_declaration(raw)  # the one rule (storefiles); verify reports the same
+    if isinstance(obj, Refusal):
+        refused = obj
+        error = StoreInvalidError if refused.code == "E002" else UnsupportedFormatError  # E003, E004
+        raise error(refused.message, path=path, hint=refused.hint)
     created = obj.get("created_at")
-    return Declaration(FORMAT_NAME, version, tuple(exts), created if isinstance(created, str) else None)
+    return Declaration(FORMAT_NAME, FORMAT_VERSION, tuple(obj.get("extensions", [])),
+                       created if isinstance(created, str) else None)
 
 
 @dataclass
@@ -221,21 +194,12 @@ def read_config(root: Path) -> Config:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
-    tables = plain_tables(text)  # the file `mem init` writes: no tomllib import needed
-    if tables is not None:
-        data: dict[str, Any] = {name: {} for name in tables}
-    else:
-        import tomllib
-
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
+    data = accept_config(text)  # the one rule (storefiles); verify reports the same (E005)
+    if isinstance(data, Refusal):
+        raise StoreInvalidError(data.message, path=path)
 
     def sect(name: str) -> dict[str, Any]:
-        v = data.get(name, {})
-        if not isinstance(v, dict):
-            raise StoreInvalidError(f"[{name}] must be a table", path=path)
+        v: dict[str, Any] = data.get(name, {})
         return v
 
     return Config(

@@ -21,6 +21,12 @@ def is_canonical_form(s: str) -> bool:
         and s[:23].replace("-", "0", 2).replace(":", "0", 2).replace("T", "0", 1).replace(".", "0", 1).isdecimal()
 
 
+def is_canonical_text(s: str) -> bool:
+    """``s`` is written exactly as ``format_time`` writes a time: ``is_canonical_form`` in ASCII
+    digits (the calendar is not checked: ``parse_time`` does)."""
+    return s.isascii() and is_canonical_form(s)
+
+
 def _is_date_form(s: str) -> bool:
     """``s`` is ``dddd-dd-dd`` (decimal digits; the calendar is not checked)."""
     return len(s) == 10 and s[4] == "-" and s[7] == "-" and (s[:4] + s[5:7] + s[8:]).isdecimal()

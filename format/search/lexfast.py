@@ -30,14 +30,11 @@ from __future__ import annotations
 import os
 
 from mem.format.base.errors import MemError
-from mem.format.base.jsonlite import loads as _json_loads
 from mem.format.index.lexread import fresh_manifest, open_index, run_query, scope_tombstones
 from mem.format.rules import ids, timeutil
 from mem.format.rules.layout import (
     CONFIG_FILE,
     DECLARATION_FILE,
-    FORMAT_NAME,
-    FORMAT_VERSION,
     LOCAL_DIR,
     LOCK_TIMEOUT_ENV,
     RECORDS_DIR,
@@ -55,6 +52,7 @@ from mem.format.rules.recordtext import (
     canonical_body,
     split_record_text,
 )
+from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 
 # SHA-256 from CPython's builtin module, because hashlib would load OpenSSL (a few ms) for one
 # digest per hit. The builtin is private and was renamed: ``_sha256`` up to 3.11, ``_sha2`` from
@@ -228,20 +226,10 @@ def read_record(path: str, scope: str, rid: str) -> LeanRecord | None:
 
 # -- opening the store and the index -------------------------------------------------------------
 
-CONFIG_SECTIONS = ("embedder", "verify", "search", "capture", "permissions")
-
-
 def config_ok(raw: bytes) -> bool:
-    """Whether ``config.toml`` with these bytes opens (read_config raises nothing)."""
-    from mem.format.base.tomlplain import plain_tables
-
-    text = raw.decode("utf-8")
-    if plain_tables(text) is not None:
-        return True
-    import tomllib
-
-    data = tomllib.loads(text)
-    return all(isinstance(data.get(name, {}), dict) for name in CONFIG_SECTIONS)
+    """Whether ``config.toml`` with these bytes opens (read_config raises nothing; undecodable
+    bytes raise UnicodeDecodeError, which the caller counts as "no")."""
+    return not isinstance(accept_config(raw.decode("utf-8")), Refusal)
 
 
 def find_root(store_path: str | None) -> str | None:
@@ -264,16 +252,8 @@ def find_root(store_path: str | None) -> str | None:
 def store_ok(root: str) -> bool:
     """Whether Store(root) opens without an error (declaration, configuration, records/, env)."""
     with open(os.path.join(root, DECLARATION_FILE), "rb") as f:
-        decl = _json_loads(f.read().decode("utf-8"))
-    if not isinstance(decl, dict) or decl.get("format") != FORMAT_NAME:
-        return False
-    if type(decl.get("version")) is not int or decl["version"] != FORMAT_VERSION:
-        return False
-    exts = decl.get("extensions", [])
-    if not isinstance(exts, list) or not all(
-        isinstance(e, dict) and isinstance(e.get("name"), str) and not e.get("must_understand", True) for e in exts
-    ):
-        return False
+        if isinstance(accept_declaration(f.read()), Refusal):
+            return False
     try:
         with open(os.path.join(root, CONFIG_FILE), "rb") as f:
             if not config_ok(f.read()):

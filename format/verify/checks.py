@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -60,16 +59,14 @@ from mem.format.rules import ids
 from mem.format.rules.config import (
     CONFIG_FILE,
     DECLARATION_FILE,
-    FORMAT_NAME,
-    FORMAT_VERSION,
-    KNOWN_EXTENSIONS,
     config_problems,
 )
 from mem.format.rules.recordtext import is_key, line_value
+from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
+from mem.format.rules.timeutil import is_canonical_text
 from mem.format.store.store import source_key
 
 SEVERITIES = ("error", "warning")
-_TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$")  # ASCII digits only
 #: Values accepted in ``[verify] severity``.
 OVERRIDE_LEVELS = ("error", "warning", "ignore")
 
@@ -425,45 +422,9 @@ class _Verifier:
         except OSError as exc:
             self.add("E002", path, f"cannot read the declaration: {exc.strerror}")
             return False
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            self.add("E002", path, f"the declaration is not valid JSON: {exc}")
-            return False
-        if not isinstance(obj, dict):
-            self.add("E002", path, "the declaration is not a JSON object")
-            return False
-        if obj.get("format") != FORMAT_NAME:
-            self.add("E003", path, f"format {obj.get('format')!r} is not {FORMAT_NAME!r}")
-            return False
-        version = obj.get("version")
-        if not isinstance(version, int) or isinstance(version, bool):
-            self.add("E002", path, f"the declaration's version {version!r} is not an integer")
-            return False
-        if version != FORMAT_VERSION:
-            self.add(
-                "E003",
-                path,
-                f"format version {version} is not supported (this mem reads version {FORMAT_VERSION})",
-            )
-            return False
-        exts = obj.get("extensions", [])
-        if not isinstance(exts, list) or not all(
-            isinstance(e, dict) and isinstance(e.get("name"), str) for e in exts
-        ):
-            self.add("E002", path, "extensions must be a list of objects, each with a name")
-            return False
-        unknown = [
-            e["name"]
-            for e in exts
-            if e.get("must_understand", True) is not False and e["name"] not in KNOWN_EXTENSIONS
-        ]
-        if unknown:
-            self.add(
-                "E004",
-                path,
-                "the store uses extension(s) this mem does not understand: " + ", ".join(unknown),
-            )
+        refused = accept_declaration(raw)  # the rule Store.open applies (E002-E004)
+        if isinstance(refused, Refusal):
+            self.add(refused.code, path, refused.message)
             return False
         return True
 
@@ -477,13 +438,13 @@ class _Verifier:
             self.add("E005", path, f"cannot read the configuration: {exc.strerror}")
             return
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
             self.add("E005", path, f"the configuration is not valid TOML: {exc}")
             return
-        bad = [k for k, v in data.items() if k in _CONFIG_TABLES and not isinstance(v, dict)]
-        if bad:
-            self.add("E005", path, f"[{bad[0]}] must be a table")
+        data = accept_config(text)  # the rule Store.open applies (E005)
+        if isinstance(data, Refusal):
+            self.add(data.code, path, data.message)
             return
         for problem in config_problems(data):
             self.add("E007", path, problem)
@@ -880,9 +841,6 @@ class _Verifier:
                     )
 
 
-_CONFIG_TABLES = ("embedder", "verify", "search", "capture", "permissions")
-
-
 @dataclass
 class _Files:
     where: dict[str, str] = field(default_factory=dict)  # id -> scope of every record file
@@ -914,12 +872,11 @@ def _bare(pattern: str) -> str:
 
 #: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order),
 #: with the grammars of every value built in (id, scope, kind, status, confidence, tags, the
-#: times, the links, digest): a text it matches holds only values the reader accepts as they
-#: are written; any other text (hand-written YAML, extension keys, an escape in a tag) is
+#: links, digest; the times are captured and checked by ``timeutil.is_canonical_text``): a text
+#: it matches holds only values the reader accepts as they are written; any other text (hand-written YAML, extension keys, an escape in a tag) is
 #: parsed by the reader itself (``parse_record``), so that what the fast level passes, every
 #: reader reads.
 _TAG_JSON = r'"[^\s,"\'#\[\]{}\\]{1,64}"'
-_TIME_BARE = _bare(_TIME_RE.pattern)
 _CANONICAL_FM = re.compile(
     "---\n"
     f"id: (?P<id>{_bare(ids.ID_PATTERN)})\n"
@@ -928,11 +885,11 @@ _CANONICAL_FM = re.compile(
     f"status: (?P<status>{'|'.join(map(re.escape, STATUSES))})\n"
     r"confidence: (?:0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9])\n"  # ASCII digits: \d is any script's
     rf"(?:tags: \[{_TAG_JSON}(?:, {_TAG_JSON})*\]\n)?"
-    f"(?:valid_from: (?P<valid_from>{_TIME_BARE})\n)?"
-    f"(?:valid_to: (?P<valid_to>{_TIME_BARE})\n)?"
-    f"recorded_at: {_TIME_BARE}\n"
-    f"(?:updated_at: {_TIME_BARE}\n)?"
-    f"(?:superseded_at: {_TIME_BARE}\n)?"
+    "(?:valid_from: (?P<valid_from>[^\n]*)\n)?"
+    "(?:valid_to: (?P<valid_to>[^\n]*)\n)?"
+    "recorded_at: (?P<recorded_at>[^\n]*)\n"
+    "(?:updated_at: (?P<updated_at>[^\n]*)\n)?"
+    "(?:superseded_at: (?P<superseded_at>[^\n]*)\n)?"
     "(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
     f"(?:superseded_by: (?P<superseded_by>{_bare(ids.ID_PATTERN)})\n)?"
     "(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
@@ -975,6 +932,9 @@ def _lite_record(text: str) -> _Lite | None:
         "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source",
         "valid_from", "valid_to",
     )  # fmt: skip
+    for t in m.group("valid_from", "valid_to", "recorded_at", "updated_at", "superseded_at"):
+        if t is not None and not is_canonical_text(t):
+            return None
     if vf is not None and vt is not None and vt < vf:
         return None
     source: dict[str, Any] = {}
