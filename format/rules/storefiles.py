@@ -1,6 +1,6 @@
 """Whether a store's declaration (``memstore.json``) and configuration (``config.toml``) are
 accepted: one rule each, which opening a store (:mod:`mem.format.rules.config`), ``mem verify``
-(E002-E005) and the one-shot search (:mod:`mem.format.search.lexfast`) all call (spec/format.md §2).
+(E002-E005) and the one-shot search (:mod:`mem.format.search.lexfast`) all call (spec/format.md §2 and §18).
 
 Standard library only and cheap to import: JSON through :mod:`mem.format.base.jsonlite` (json's own
 results and errors), TOML through :mod:`mem.format.base.tomlplain` for the file ``mem init`` writes,

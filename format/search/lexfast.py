@@ -3,9 +3,11 @@
 A one-shot lexical search spends most of its time importing the core library (dataclasses,
 pathlib, tomllib, hashlib...; see bench/README.md). When the lexical index is fresh, nothing
 has to be written: the search is a tantivy query plus a re-check of every hit against its
-record file and the tombstones. This module does exactly that with ``os``, tantivy, :mod:`mem.format.base.jsonlite` and
-the pure text functions of :mod:`mem.format.rules.recordtext`, and gives up (returns None) whenever
-it meets anything it cannot answer read-only or is not sure about:
+record file and the tombstones. This module does exactly that with ``os``, tantivy and the
+light modules the full path shares: the rules layer (:mod:`mem.format.rules.layout`, ``lexicon``,
+``ranking``, ``storefiles``, ``recordtext``) and the index's readers
+(:mod:`mem.format.index.lexread`); it gives up (returns None) whenever it meets anything it cannot
+answer read-only or is not sure about:
 
 - the store cannot be opened exactly as :meth:`mem.format.store.store.Store.open` would (declaration,
   ``config.toml``, ``records/`` a symbolic link, ``MEM_LOCK_TIMEOUT``);
@@ -20,9 +22,9 @@ it meets anything it cannot answer read-only or is not sure about:
 
 The caller then runs the full path (:class:`mem.format.search.engine.Searcher`), which behaves exactly
 as it would have: it applies the journal, refreshes or rebuilds the index, reports damage (exit
-9) or bad input. Every rule here is the full path's (spec/index.md); where a rule is restated
-rather than shared, tests/search/test_lexfast.py checks both paths agree, negative cases
-included. Hybrid and vector searches always take the full path.
+9) or bad input. Every rule here is the full path's (spec/index.md), called rather than restated
+where it can be; where it is still restated (``record_fields``, ``matches``, ``find_root``),
+tests/search/test_lexfast.py checks both paths agree, negative cases included. Hybrid and vector searches always take the full path.
 """
 
 from __future__ import annotations
