@@ -39,7 +39,7 @@ from mem.format.index.lexread import PENDING_FILE as PENDING_FILE
 from mem.format.index.lexread import dir_mtime
 from mem.format.model.record import Record, read_record_file
 from mem.format.rules import ids
-from mem.format.rules.layout import record_files, record_ids
+from mem.format.rules.layout import record_files, record_ids, scope_mtimes
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
@@ -147,18 +147,7 @@ def _scope_dirs(store: Store, only: Iterable[str] | None = None) -> dict[str, in
                 if S_ISDIR(st.st_mode):  # a folder, not a symbolic link
                     got[name] = st.st_mtime_ns
         return dict(sorted(got.items()))
-    try:
-        entries = os.scandir(store.records_dir)
-    except FileNotFoundError:
-        return {}
-    with entries:
-        for e in entries:
-            if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name):
-                try:  # not a symbolic link: its lstat is its stat
-                    got[e.name] = e.stat(follow_symlinks=False).st_mtime_ns
-                except FileNotFoundError:
-                    got[e.name] = -1
-    return dict(sorted(got.items()))
+    return scope_mtimes(str(store.records_dir))
 
 
 #: A full scan calls its ``pause`` (a background scanner yielding to searches) every this many files.

@@ -43,6 +43,10 @@ LOCK_TIMEOUT_ENV = "MEM_LOCK_TIMEOUT"
 RECORD_SUFFIX = ".md"
 
 
+def _is_scope_entry(e: os.DirEntry[str]) -> bool:
+    return e.is_dir(follow_symlinks=False) and ids.is_scope(e.name)
+
+
 def scope_names(records: str) -> list[str]:
     """The scopes of a store, sorted: the folders of ``records/`` named like a scope (a symbolic
     link is never a scope; other entries are not records and are left to ``mem verify``)."""
@@ -51,7 +55,25 @@ def scope_names(records: str) -> list[str]:
     except FileNotFoundError:
         return []
     with entries:
-        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and ids.is_scope(e.name))
+        return sorted(e.name for e in entries if _is_scope_entry(e))
+
+
+def scope_mtimes(records: str) -> dict[str, int]:
+    """``scope_names`` with each folder's mtime in nanoseconds (-1: it vanished meanwhile), in
+    name order: one listing and one stat per scope."""
+    got: dict[str, int] = {}
+    try:
+        entries = os.scandir(records)
+    except FileNotFoundError:
+        return got
+    with entries:
+        for e in entries:
+            if _is_scope_entry(e):
+                try:  # not a symbolic link: its lstat is its stat
+                    got[e.name] = e.stat(follow_symlinks=False).st_mtime_ns
+                except FileNotFoundError:
+                    got[e.name] = -1
+    return dict(sorted(got.items()))
 
 
 def record_files(scope_dir: str) -> Iterator[tuple[str, os.stat_result]]:
