@@ -15,6 +15,7 @@ import typer
 
 from mem.cli.common import emit_json, info, open_store, split_csv
 from mem.cli.termtext import safe
+from mem.format.rules import patternids
 
 if TYPE_CHECKING:
     from mem.format.model.record import Record
@@ -50,7 +51,8 @@ def describe(rec: Record, pos: int, total: int) -> str:
     if src.get("turn") is not None:
         where.append(f"turn {src['turn']}")
     if src.get("pattern"):
-        where.append(f"pattern {src['pattern']}")
+        pattern = src["pattern"]
+        where.append(f"pattern {patternids.describe(pattern) if isinstance(pattern, str) else pattern}")
     if not where:
         where.append(f"{src.get('type', 'unknown')} ({src.get('writer', '')})".strip())
     lines.append("  from:  " + safe(" · ".join(where)))

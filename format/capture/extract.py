@@ -42,9 +42,17 @@ class Skip:
     reason: str
 
 
-def _match_clause(clause: str, quote: str, *, fragment: bool = False, index: int = 0) -> Candidate | None:
+def _clause_body(clause: str, fragment: bool) -> str | None:
+    """The text of a clause that patterns are matched against; None when nothing may match."""
     body = body_of(complete(strip_leadins(clause), fragment=fragment))
-    if not body or find_idiom(body) is not None:  # round 5: an idiom declares nothing
+    if not body or find_idiom(body) is not None:  # an idiom declares nothing
+        return None
+    return body
+
+
+def _match_clause(clause: str, quote: str, *, fragment: bool = False, index: int = 0) -> Candidate | None:
+    body = _clause_body(clause, fragment)
+    if body is None:
         return None
     for p in PATTERNS:
         m = p.regex.match(body)
@@ -92,6 +100,23 @@ def _match_sentence(sentence: str, base: int) -> tuple[list[Candidate], int]:
             seen.add((c.pattern, c.content))
             out.append(c)
     return out, len(parts)
+
+
+def competing(sentence: str) -> list[list[str]]:
+    """For each clause of ``sentence``, the id of every pattern that would capture it on its own,
+    in precedence order: the first one is the pattern that wins (``extract`` reports it), the
+    others lose to it. For explaining and testing precedence; no guard is applied."""
+    out: list[list[str]] = []
+    for clause, fragment in clauses_ex(body_of(normalize(sentence))):
+        body = _clause_body(clause, fragment)
+        found: list[str] = []
+        for p in PATTERNS if body is not None else ():
+            m = p.regex.match(body or "")
+            content = p.render(m) if m is not None else None
+            if content and len(cap(content)) <= MAX_CONTENT:
+                found.append(p.id)
+        out.append(found)
+    return out
 
 
 def match_sentence(sentence: str) -> Candidate | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import NotFoundError
-from mem.format.rules import ids
+from mem.format.rules import ids, patternids
 from mem.format.store.readlog import enabled as reads_enabled
 from mem.format.store.readlog import reads_of
 
@@ -100,7 +100,8 @@ def render(st: Story) -> str:
             out.append(f"  transcript {src.get('transcript')}")
             if src.get("quote"):
                 out.append(f"  quote: {src['quote']}")
-            out.append(f"  pattern {src.get('pattern')}"
+            pattern = src.get("pattern")
+            out.append(f"  pattern {patternids.describe(pattern) if isinstance(pattern, str) else pattern}"
                        + (f", seen {src['sighting_count']} more time(s)" if src.get("sighting_count") else ""))
             for res in src.get("resolved") or []:
                 if isinstance(res, dict):

@@ -53,7 +53,7 @@ from mem.format.model.record import (
     validate_record,
 )
 from mem.format.model.tombstones import Tombstone, TombstoneSet
-from mem.format.rules import ids, layout
+from mem.format.rules import ids, layout, patternids
 from mem.format.rules.config import (
     CONFIG_FILE,
     DECLARATION_FILE,
@@ -88,18 +88,21 @@ def source_key(source: Mapping[str, Any]) -> str | None:
     """A digest that identifies the outside item a record came from (import or capture).
 
     Imports are identified by (system, original_id); captures by (transcript, conversation,
-    turn, pattern). Tombstones keep this key so that a forgotten item is not brought back by
-    re-importing or re-capturing its source, even if the source's wording changed.
+    turn, pattern; a renamed pattern by its former id, see ``rules.patternids``). Tombstones
+    keep this key so that a forgotten item is not brought back by re-importing or re-capturing
+    its source, even if the source's wording changed.
     """
     system, orig = source.get("system"), source.get("original_id")
     if system and orig is not None:
         basis = f"import\x00{system}\x00{orig}"
     elif source.get("type") == "capture" and source.get("turn") is not None:
+        pattern = source.get("pattern", "")
         basis = "capture\x00{}\x00{}\x00{}\x00{}".format(
             source.get("transcript", ""),
             source.get("conversation", ""),
             source.get("turn"),
-            source.get("pattern", ""),
+            # a renamed pattern hashes its former id, so keys stored before the rename still match
+            patternids.key_id(pattern) if isinstance(pattern, str) else pattern,
         )
         if source.get("clause") not in (None, 0):
             # a second find of the same pattern in one turn (e.g. "I love X and I love Y")
