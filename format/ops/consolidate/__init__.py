@@ -28,9 +28,7 @@ The package: :mod:`.model` (options, windows, answers), :mod:`.answer` (validati
 
 from __future__ import annotations
 
-from mem.format.ops.consolidate.answer import (
-    parse_answer,
-)
+from mem.format.ops.consolidate.answer import parse_answer
 from mem.format.ops.consolidate.model import (
     DEFAULT_CONFIDENCE,
     DEFAULT_EXISTING,
@@ -59,24 +57,15 @@ from mem.format.ops.consolidate.model import (
     Window,
     window_key,
 )
-from mem.format.ops.consolidate.report import (
-    Report,
-    WindowResult,
-)
-from mem.format.ops.consolidate.run import (
-    Consolidation,
-    consolidate,
-)
+from mem.format.ops.consolidate.report import Report, WindowResult
+from mem.format.ops.consolidate.run import Consolidation, consolidate
 from mem.format.ops.consolidate.state import (
     Mark,
     load_watermark,
     save_watermark,
     state_path,
 )
-from mem.format.ops.consolidate.summarizer import (
-    find_program,
-    run_summarizer,
-)
+from mem.format.ops.consolidate.summarizer import find_program, run_summarizer
 
 __all__ = [
     "DEFAULT_CONFIDENCE",

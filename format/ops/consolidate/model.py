@@ -9,9 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mem.format.base.errors import (
-    ValidationError,
-)
+from mem.format.base.errors import ValidationError
 from mem.format.model.record import Record
 from mem.format.rules import ids
 

@@ -7,11 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from mem.format.base.errors import (
-    LockTimeoutError,
-    NotFoundError,
-    TombstonedError,
-)
+from mem.format.base.errors import LockTimeoutError, NotFoundError, TombstonedError
 from mem.format.base.fsutil import atomic_write, ensure_dir, remove_file
 from mem.format.base.lock import WriterLock
 from mem.format.model.record import Record, make_record, match_digest

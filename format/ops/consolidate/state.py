@@ -8,10 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mem.format.base.errors import (
-    StoreInvalidError,
-    ValidationError,
-)
+from mem.format.base.errors import StoreInvalidError, ValidationError
 from mem.format.base.fsutil import atomic_write, ensure_dir
 from mem.format.ops.consolidate.model import JOURNAL_DIR, STATE_FILE, VERSION, WATERMARK_FORMAT
 from mem.format.rules import ids

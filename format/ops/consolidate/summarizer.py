@@ -11,9 +11,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from mem.format.base.errors import (
-    NotFoundError,
-)
+from mem.format.base.errors import NotFoundError
 from mem.format.ops.consolidate.model import MAX_ANSWER_BYTES, STDERR_TAIL, Refusal
 
 
