@@ -5,6 +5,7 @@
     .venv/bin/python bench/capture_precision.py --json          # machine-readable
     .venv/bin/python bench/capture_precision.py --baseline DIR  # extraction vs a copy of format/capture
     .venv/bin/python bench/capture_precision.py --baseline DIR --summary  # the baseline's figures per set
+    .venv/bin/python bench/capture_precision.py --compare OLD.json  # same figures as an older --json?
 
 Corpora (tests/capture/data), each reported separately:
 - pinned: must_not_capture.txt / must_capture.tsv. The pattern table was developed against them
@@ -245,6 +246,30 @@ def baseline_figures(baseline: Path) -> dict[str, dict[str, Any]]:
         mod.extract = current  # type: ignore[attr-defined]
 
 
+def compare(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Differences between two ``--json`` outputs (throughput aside): every set's counts, per kind
+    and per pattern, false positives and misses; pattern ids compared by the id their source key
+    hashes (a renamed pattern by its former id, ``rules.patternids``). Empty: the same figures."""
+    from mem.format.rules.patternids import key_id
+
+    def norm(m: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in m.items() if k not in ("per_pattern", "false_positives")}
+        out["per_pattern"] = {key_id(k): v for k, v in m["per_pattern"].items()}
+        out["false_positives"] = [{**fp, "pattern": key_id(fp["pattern"])} for fp in m["false_positives"]]
+        return out
+
+    diffs = []
+    for name in sorted(set(old) | set(new) - {"throughput"}):
+        if name == "throughput":
+            continue
+        if name not in old or name not in new:
+            diffs.append(f"{name}: only in {'the old' if name in old else 'the new'} figures")
+            continue
+        a, b = norm(old[name]), norm(new[name])
+        diffs += [f"{name}: {k} differs" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return diffs
+
+
 def _table(title: str, m: dict[str, Any]) -> None:
     print(f"\n== {title}")
     print(f"must-not: {m['must_not_clean']}/{m['must_not_lines']} clean -> must-not precision {m['must_not_precision']:.3f}")
@@ -283,6 +308,7 @@ def main() -> int:
     ap.add_argument("--emit-confidence", action="store_true")
     ap.add_argument("--no-throughput", action="store_true")
     ap.add_argument("--summary", action="store_true", help="only the per-set, per-kind summary")
+    ap.add_argument("--compare", type=Path, help="compare with an older --json output (same figures?)")
     ap.add_argument("--baseline", type=Path, help="time extraction side by side with a copy of format/capture in this folder")
     a = ap.parse_args()
     if a.baseline and a.summary:
@@ -298,6 +324,13 @@ def main() -> int:
         print("}")
         return 0
     results = {name: (desc, measure(n, m)) for name, desc, n, m in corpus_sets()}
+    if a.compare:
+        diffs = compare(json.loads(a.compare.read_text("utf-8")), {k: v for k, (_, v) in results.items()})
+        for name, (_, m) in results.items():
+            print(f"{name:<10} must-not {m['must_not_precision']:.3f}  recall {m['recall']:.3f}  "
+                  f"precision {m['precision']:.3f}  captures {m['captures']}")
+        print("\n".join(diffs) if diffs else "same figures as " + str(a.compare))
+        return 1 if diffs else 0
     if a.summary:
         _summary(results)
         return 0
