@@ -2,7 +2,8 @@
 
 - :mod:`.transcripts`: readers (JSON Lines, plain ``User:``/``Assistant:`` text, Skales session
   files, WindieOS ``episodic.db`` transcript rows) and format detection.
-- :mod:`.patterns`: the anchored pattern table and sentence guards.
+- :mod:`.patterns`: the anchored patterns, one module per family of what they capture, their
+  precedence, and the sentence guards; :mod:`.idioms`: fixed expressions that declare nothing.
 - secret detection is :mod:`mem.format.rules.secretpolicy` (a capture holding a secret is refused, never echoed).
 - :mod:`.extract`: one user turn -> candidates.
 - :mod:`.engine`: capture into a store (watermarks, dedup, tombstone and rejection suppression).

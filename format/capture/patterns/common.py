@@ -156,7 +156,7 @@ def _strong_plural(x: str) -> bool:
 
 
 def _strong_evidence(x: str, adv: str, rest: str = "") -> bool:
-    """Round 6: positive evidence for a verb outside _HOBBY_VERBS: a habit adverb, a (non-hyperbolic)
+    """Positive evidence for a verb outside _HOBBY_VERBS: a habit adverb, a (non-hyperbolic)
     frequency, a span, a livelihood frame, a business object, "my own ...", or a strong plural."""
     if adv and adv.lower() not in ("now", "still", "also", "both", "all"):
         return True

@@ -43,7 +43,7 @@ _WH_START = re.compile(
     r"(?:do|does|did|is|are|am|was|were|should|shall|have|has) (?:you|I|we|they|he|she|my|your|it)\b|"
     r"any idea|any thoughts|wondering|I wonder|I was wondering)\b"
 )
-#: Idioms shaped like declarations (round 3 hard negatives): "I'm dying to ...", "I'm married to
+#: Idioms shaped like declarations: "I'm dying to ...", "I'm married to
 #: my job", "I live for drama", "I'm from the future", "I'm a sucker for punishment".
 _IDIOM = re.compile(
     r"(?i)^(?:(?:oh|ok|okay|well|honestly|so|yeah),?\s+)*(?:I'm|I am|im) (?:(?:literally|just|so|all) )?"
@@ -60,7 +60,7 @@ _FICTION = re.compile(
     r"(?:my|the|our) (?:[\w&-]+ )?character(?:'s)?\b|in (?:the |this )?game,? I|my (?:avatar|persona|alter ego|oc)\b|"
     r"the (?:form|field|template|placeholder|sign|quote|label)\b)"
 )
-#: Unmarked sarcasm (round 4): a verb of liking before an adverse situation ("I just love being on
+#: Unmarked sarcasm: a verb of liking before an adverse situation ("I just love being on
 #: hold for an hour", "I adore being stuck behind a tractor").
 _SARCASM_ADVERSE = re.compile(
     r"(?i)\b(?:love|loves|adore|adores|enjoy|enjoys|relish)\s+(?:being|getting)\s+(?:stuck|on hold|ignored|kept waiting|"
@@ -71,7 +71,7 @@ _SARCASM_ADVERSE = re.compile(
     r"\b(?:love|loves|adore|adores|enjoy|enjoys|relish)\s+(?:filling in|filling out|doing|sorting out|chasing)\s+(?:my |the |our )?"
     r"(?:[\w-]+ )?(?:forms|paperwork|taxes|tax returns?|expenses|expense claims|invoices|timesheets|admin)\b"
 )
-#: Text introduced by a label and a colon is material, not a declaration (round 5): "Testing the
+#: Text introduced by a label and a colon is material, not a declaration: "Testing the
 #: bot with: my name is Bob", "Example sentence: I work in a bank", "Caption: I live for sunsets".
 _LABELLED = re.compile(
     r"(?i)^(?=[^:]{0,75}:\s)[^:]{0,40}\b(?:test|testing|example|examples|sample|template|caption|line|lines|dialogue|prompt|script|"

@@ -69,8 +69,7 @@ def _r_lower_name(m: re.Match[str]) -> str | None:
     return f"User's name is {name[:1].upper() + name[1:]}"
 
 
-# Round 5: a few closed shapes that the open families of round 4 either misread (a team supported
-# read as a habit) or could not reach (a definite role, a status with a span, a dated move).
+#: Statuses held for a span ("married 35 years", "ordained for eleven years").
 _STATUSES = (
     r"(?:married|divorced|separated|widowed|ordained|qualified|retired|sober|clean|teetotal|vegan|vegetarian|"
     r"self[- ]employed|freelance|registered (?:blind|disabled)|disabled|diabetic|deaf|in remission|cancer[- ]free|"

@@ -31,7 +31,7 @@ _RELATIONS = (
     r"(?:sister|brother|mother|father|son|daughter)-in-law|step(?:mom|mum|dad|mother|father|"
     r"sister|brother|son|daughter)|pediatrician|paediatrician|physio|physiotherapist|"
     r"hairdresser|barber|plumber|mechanic|financial advisor|advisor|adviser|"
-    # round 3: more people in a life, and medical specialists by their suffix
+    # more people in a life, and medical specialists by their suffix
     r"business partner|mate|pal|buddy|bestie|bff|other half|ex|ex-wife|ex-husband|ex-partner|"
     r"godmother|godfather|godson|goddaughter|carer|cleaner|childminder|optician|optometrist|"
     r"pharmacist|surgeon|consultant|midwife|solicitor|agent|line manager|team lead|tech lead|"
@@ -118,7 +118,7 @@ _ORG_FROM = re.compile(
     r"R&D|QA|infrastructure|comms|communications|PR|catering|housekeeping|planning|pharmacy|radiology|pathology|"
     r"occupational health|building control|environmental health|head office|the front desk)\b"
 )
-#: "I'm from X, about the broken door": a caller naming a department, not a home town (round 5).
+#: "I'm from X, about the broken door": a caller naming a department, not a home town.
 _ABOUT_TAIL = re.compile(
     r"(?i),\s*(?:about|re|regarding|following up|calling|here about|with a (?:quick )?(?:question|query)|quick question|"
     r"just checking|checking in|chasing)\b"
@@ -261,7 +261,7 @@ _BUSINESS = re.compile(
     r"team|group|nursery|school|clinic|agency|consultancy|workshop|brewery|vineyard|allotment|food truck|van|"
     r"taxi|cab|lorry|truck|bus|boat|trawler|crabber|ferry|tractor|podcast|channel|blog|newsletter|website|shop)s?\b"
 )
-#: Round 6: the short, explicit list of verbs that name a livelihood or a hobby by themselves ("I knit",
+#: The short, explicit list of verbs that name a livelihood or a hobby by themselves ("I knit",
 #: "I farm sheep", "I volunteer with the RNLI"). Any other verb in "I <verb> <object>" needs positive
 #: evidence of a habit or a livelihood (see _strong_evidence): an open-class verb with an object is
 #: as often an idiom, a figure of speech or a one-off ("I ruffle feathers", "I click save").

@@ -46,7 +46,7 @@ def _r_like(m: re.Match[str]) -> str | None:
     v = _g(m, "v").lower()
     x = _g(m, "x")
     if not x or _DISCOURSE.match(x) or _POLITE.match(x) or re.search(r"(?i)\b(?:this|these)\b", x):
-        return None  # round 6: "I love the colour of this logo" is about the thing at hand
+        return None  # "I love the colour of this logo" is about the thing at hand
     verb = _LIKE_3SG.get(v, "is into")
     return f"User {verb} {_rest_pronouns(x, for_assistant=False)}"
 
@@ -73,7 +73,7 @@ def _r_taste_verb(verb: str) -> Render:
         if not x or _DISCOURSE.match(x) or _POLITE.match(x) or re.match(r"(?i)^(?:to be\b|when|how|what|it|this|that)\b", x):
             return None
         if re.match(r"(?i)^(?:punishment|pain|trouble|a challenge|attention|drama)\b", x) or re.search(r"(?i)\b(?:this|these)\b", x):
-            return None  # round 6: "... the colour of this logo" is about the thing at hand
+            return None  # "... the colour of this logo" is about the thing at hand
         return f"User {verb.format(**{k: (v or '').strip().lower() for k, v in m.groupdict().items()})} {_rest_pronouns(x, for_assistant=False)}"
 
     return r

@@ -71,7 +71,7 @@ def _present_verb(v: str) -> bool:
     return not (low.endswith("s") and not low.endswith("ss"))
 
 
-#: Round 5: verbs whose "I <verb> <object>" is as often an idiom or a one-off ("I keep a straight
+#: Verbs whose "I <verb> <object>" is as often an idiom or a one-off ("I keep a straight
 #: face", "I play hardball", "I follow suit", "I save face") as a habit ("I keep bees"). With one
 #: of these verbs the clause needs habitual evidence (see _habit_evidence).
 _AMBIGUOUS_HAB = frozenset(re.split(r"\s+", """
@@ -144,7 +144,7 @@ def _r_habitual(m: re.Match[str]) -> str | None:
     if v.lower() in _AMBIGUOUS_HAB and not _habit_evidence(x, adv, rest):
         return None  # "I follow suit", "I save face", "I play hardball with suppliers"
     if not v.isupper() and v.lower() not in _HOBBY_VERBS and not _strong_evidence(x, adv, rest):
-        return None  # round 6: "I ruffle feathers", "I click save", "I bark orders all day"
+        return None  # "I ruffle feathers", "I click save", "I bark orders all day"
     s = "we" if _g(m, "s").lower() == "we" else "I"
     clause = f"{s} {adv + ' ' if adv else ''}{v if v.isupper() else v.lower()}{(' ' + x) if x else ''}"
     return user_clause(clause)

@@ -107,7 +107,7 @@ def _r_past_job(m: re.Match[str]) -> str | None:
 
 
 def _r_verb_job(m: re.Match[str]) -> str | None:
-    """Round 6: the job-verb family needs the same evidence as the habitual one, except for the
+    """The job-verb family needs the same evidence as the habitual one, except for the
     livelihood verbs of _HOBBY_VERBS with a noun object ("I teach piano", "I own two alpacas")."""
     v, x = _g(m, "v"), _g(m, "x")
     head = v.split()[0].lower()
