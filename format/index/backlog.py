@@ -242,12 +242,7 @@ def merge_delta(store: Store) -> None:
                         "SELECT id, digest FROM records WHERE scope = ?", (scope,)).fetchall()]
                     rows.sort()
                     mat = np.empty((len(rows), space.dim), dtype=np.float32)
-                    kept: list[tuple[str, str]] = []
-                    for rid, dg in rows:
-                        v = vec.vector_for(scope, rid, dg)
-                        if v is not None:
-                            mat[len(kept)] = v
-                            kept.append((rid, dg))
+                    kept = vec.fill_scope(scope, rows, mat)
                     del rows
                     yield scope, kept, mat[:len(kept)]
                     del mat

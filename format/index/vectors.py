@@ -506,6 +506,37 @@ class VectorIndex:
         live = self._live(scope, rid)
         return None if live is None or live[0] != digest else live[1]  # type: ignore[no-any-return]
 
+    def fill_scope(self, scope: str, rows: Sequence[tuple[str, str]], mat: Any) -> list[tuple[str, str]]:
+        """Write into ``mat``'s first rows the live vectors of ``rows`` ((id, digest) sorted by id)
+        that were computed from that digest, in order; returns those (id, digest). The same
+        vectors as ``vector_for``, but this scope's delta is read from SQLite in id order as it
+        goes, not loaded whole into memory (a merge of 100k delta rows held them all)."""
+        dim = self.space.dim
+        dead = {r[0] for r in self.db.execute("SELECT id FROM dead WHERE scope = ?", (scope,))}
+        main = self.main(scope)
+        matrix = main.matrix(dim) if main.rows else None
+        cur = self.db.execute("SELECT id, digest, vec FROM delta WHERE scope = ? ORDER BY id", (scope,))
+        pending = cur.fetchone()  # SQLite's BINARY order of UTF-8 = Python's order of str
+        kept: list[tuple[str, str]] = []
+        import numpy as np
+
+        for rid, dg in rows:
+            while pending is not None and pending[0] < rid:
+                pending = cur.fetchone()
+            if pending is not None and pending[0] == rid:
+                if pending[1] == dg:
+                    mat[len(kept)] = np.frombuffer(pending[2], dtype=np.float32)
+                    kept.append((rid, dg))
+                continue
+            if rid in dead or matrix is None:
+                continue
+            i = main.find(rid)
+            if i is not None and main.rows[i][1] == dg:
+                mat[len(kept)] = matrix[i]
+                kept.append((rid, dg))
+        cur.close()
+        return kept
+
     def vectors_for(self, items: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], Any]:
         """The live vector of each (scope, id, digest) that was computed from that digest (others
         are left out): ``vector_for`` for many, with one cache check. A vector computed from a

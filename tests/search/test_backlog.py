@@ -259,3 +259,41 @@ def test_ctrl_c_in_rebuild_vectors_says_nothing_was_kept(tmp_path: Path) -> None
     assert p.returncode == 130, err
     assert "mem: interrupted: the vector index is unchanged" in err and "mem embed" in err
     assert sorted(x.name for x in (store / ".mem" / "index").iterdir()) == before  # the build is gone
+
+
+def test_a_merge_keeps_exactly_the_live_vectors_of_main_delta_and_dead_rows(sstore: Store) -> None:
+    """merge_delta reads each scope's delta in id order (fill_scope): the merged generation holds
+    the same vectors vector_for gives, for main rows, delta rows, changed and forgotten records."""
+    import numpy as np
+
+    from mem.format.index.backlog import merge_delta, open_for_embedding
+
+    s = open_searcher(sstore)
+    s.search("warm up", mode="hybrid")
+    _backlog(sstore, 40)
+    emb = HashingEmbedder()
+    embed_backlog(sstore, emb, merge_min=10)  # 40 rows into the main matrices
+    _backlog(sstore, 30)  # 30 more, left in the delta
+    embed_backlog(sstore, emb, merge_min=-1)
+    recs = sorted(sstore.iter_records(["ana"]), key=lambda r: r.id)
+    sstore.update(recs[0].id, content="kite changed after its vector was made")  # a main row goes stale
+    sstore.update(recs[-1].id, content="kite changed too, in the delta")
+    sstore.forget([recs[1].id])
+    lex, vec = open_for_embedding(sstore, emb)
+    rows = sorted((r.id, r.digest) for r in sstore.iter_records(["ana"]))
+    want = {rid: vec.vector_for("ana", rid, dg) for rid, dg in rows}
+    mat = np.empty((len(rows), emb.space.dim), dtype=np.float32)
+    kept = vec.fill_scope("ana", rows, mat)
+    lex.close()
+    vec.close()
+    assert [rid for rid, _dg in kept] == [rid for rid, v in sorted(want.items()) if v is not None]
+    assert len(kept) == len(rows) - 2  # the two changed records have no valid vector
+    assert all(np.array_equal(mat[i], want[rid]) for i, (rid, _dg) in enumerate(kept))
+    merge_delta(sstore)
+    _lex, vec = open_for_embedding(sstore, emb)
+    try:
+        assert all(np.array_equal(vec.vector_for("ana", rid, dg), want[rid]) for rid, dg in kept)
+        assert int(vec.db.execute("SELECT count(*) FROM delta").fetchone()[0]) == 0
+    finally:
+        vec.close()
+        _lex.close()
