@@ -73,15 +73,22 @@ OVERRIDE_LEVELS = ("error", "warning", "ignore")
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule of the format that a store can break."""
+    """One code: a rule of the format that a store can break (or several, told apart by its
+    sub-rules, :data:`SUBRULES`)."""
 
     code: str
     severity: str  # default: "error" or "warning"
     title: str
     meaning: str
-    fix: str
+    hint: str  # what to do about it
     level: str = "fast"  # "fast": found by `mem verify`; "full": only by `mem verify --full`
     fatal: bool = False  # verification cannot go on; severity cannot be changed
+    section: str = ""  # where the spec states the rule, e.g. "spec/format.md §7.1"
+
+    @property
+    def fix(self) -> str:
+        """The fix a finding prints: the hint and the spec section that states the rule."""
+        return f"{self.hint}; see {self.section}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,7 +98,34 @@ class Rule:
             "meaning": self.meaning,
             "fix": self.fix,
             "level": self.level,
+            "section": self.section,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class SubRule:
+    """One rule of a code that covers several (``E103.5``: the code, a dot, a number).
+
+    A finding keeps its code (severity, level, overrides and exit status are the code's) and
+    names the sub-rule in ``rule``; its fix is the code's hint with the sub-rule's section.
+    ``match``: for a finding made from the message of a rule applied elsewhere (the declaration
+    and configuration refusals of ``rules/storefiles``, the record reader's errors: E002, E003,
+    E005, E102, E103), the pattern that tells which sub-rule the message is about (the first that matches; the fixtures of
+    ``spec/fixtures/_rules/`` pin every one); a check that knows its sub-rule names it itself.
+    """
+
+    code: str
+    title: str
+    section: str
+    match: str = ""
+
+    @property
+    def parent(self) -> str:
+        return self.code.partition(".")[0]
+
+    @property
+    def fix(self) -> str:
+        return f"{RULES[self.parent].hint}; see {self.section}"
 
 
 _RULES: tuple[Rule, ...] = (
@@ -99,204 +133,314 @@ _RULES: tuple[Rule, ...] = (
     Rule("E001", "error", "declaration missing",
          "The directory has no memstore.json, so it is not a readable mem store.",
          "run `mem init` in the directory, or restore memstore.json (e.g. `git checkout -- memstore.json`)",
-         fatal=True),
+         fatal=True,
+         section="spec/format.md §2"),
     Rule("E002", "error", "declaration invalid",
          "memstore.json is not valid UTF-8 JSON, is not an object, or its version or extensions "
          "have the wrong type.",
-         "restore memstore.json from version control, or write it as in spec/format.md",
-         fatal=True),
+         "restore memstore.json from version control, or write it as the spec describes",
+         fatal=True,
+         section="spec/format.md §2"),
     Rule("E003", "error", "unsupported format or version",
          "memstore.json names a format other than mem-store, or a format version this mem does "
          "not read.",
          "use a mem that reads this version (upgrade mem), or check that this is a mem store",
-         fatal=True),
+         fatal=True,
+         section="spec/format.md §2"),
     Rule("E004", "error", "unknown must-understand extension",
          "memstore.json lists an extension that this mem does not understand and that is not "
          "marked must_understand: false; reading the store could misread it.",
          "upgrade mem, or use a tool that knows the extension",
-         fatal=True),
+         fatal=True,
+         section="spec/format.md §2"),
     Rule("E005", "error", "configuration invalid",
          "config.toml is not valid UTF-8 TOML, or one of its sections is not a table.",
          "fix the TOML syntax in config.toml (every key is optional; an empty file is valid)",
-         fatal=False),
+         fatal=False,
+         section="spec/format.md §18"),
     Rule("E006", "error", "records folder unusable",
          "records/ is a symbolic link or not a directory; mem refuses to follow it.",
-         "replace records/ with a real directory holding the record files"),
+         "replace records/ with a real directory holding the record files",
+         section="spec/format.md §3"),
     Rule("E007", "error", "configuration value invalid",
          "A setting in config.toml has a value mem refuses: a [permissions] mode that is not "
          "octal, sets setuid/setgid/sticky bits, lets others write or takes the owner's access "
          "away; [embedder] threads outside 1-256; a [search] or [mcp] value of the wrong kind or "
          "range. The commands that read it refuse it too.",
-         "correct the value (spec/format.md, \"Configuration\", lists every setting and its "
-         "range), or remove the key to use the default",
-         fatal=False),
+         "correct the value (the spec lists every setting and its range), or remove the key to "
+         "use the default",
+         fatal=False,
+         section="spec/format.md §18"),
     Rule("W001", "warning", "verify setting ignored",
          "config.toml [verify] severity names an unknown code, an unknown level, or a code whose "
          "severity cannot be changed (E001-E005).",
-         "edit [verify] severity in config.toml: known codes only, levels error, warning or ignore"),
+         "edit [verify] severity in config.toml: known codes only, levels error, warning or ignore",
+         section="spec/format.md §18"),
     # -- records --------------------------------------------------------------------------
     Rule("E101", "error", "record not UTF-8",
          "A record file contains bytes that are not valid UTF-8.",
-         "re-save the file as UTF-8 (or restore it from version control)"),
+         "re-save the file as UTF-8 (or restore it from version control)",
+         section="spec/format.md §5"),
     Rule("E102", "error", "record unparseable",
          "A record file has no frontmatter block opened and closed by '---' lines, its "
          "frontmatter is not valid YAML or not a mapping, or it is too large.",
          "repair the frontmatter by hand (`mem show --raw` of a good record shows the layout), or "
-         "restore the file from version control"),
+         "restore the file from version control",
+         section="spec/format.md §5"),
     Rule("E103", "error", "record invalid",
          "A record's frontmatter parses but breaks a rule: a required key (id, scope, kind, status, "
          "recorded_at, digest) is missing, or a value is malformed (id, scope, status, confidence, "
          "times, tags, links).",
-         "correct the named key in the file; spec/format.md lists every key and its grammar"),
+         "correct the named key in the file (the spec gives every key's grammar)",
+         section="spec/format.md §5"),
     Rule("E104", "error", "record body empty",
          "A record file has frontmatter but no content after it.",
-         "write the memory's content below the closing '---', or `mem forget` the record"),
+         "write the memory's content below the closing '---', or `mem forget` the record",
+         section="spec/format.md §5"),
     Rule("E105", "error", "file name and id disagree",
          "A record file is named <ID>.md but its frontmatter id is a different id.",
-         "rename the file to the frontmatter id (or correct the id), keeping ids unique"),
+         "rename the file to the frontmatter id (or correct the id), keeping ids unique",
+         section="spec/format.md §3"),
     Rule("E106", "error", "folder and scope disagree",
          "A record file lies in records/<scope>/ but its frontmatter names another scope.",
-         "move the file to records/<its scope>/ or correct its scope (prefer `mem update --scope`)"),
+         "move the file to records/<its scope>/ or correct its scope (prefer `mem update --scope`)",
+         section="spec/format.md §3"),
     Rule("E107", "error", "duplicate id",
          "The same record id has a file in more than one scope folder; ids are unique in a store.",
-         "keep one of the files (compare them with `mem diff` or a text diff) and remove the others"),
+         "keep one of the files (compare them with `mem diff` or a text diff) and remove the others",
+         section="spec/format.md §4.1"),
     Rule("E108", "error", "content digest mismatch",
          "A record's stored `digest:` line differs from the digest of its content, recomputed: "
          "the content was changed without mem, or the file is damaged.",
          "if the edit was intended, `mem repair --adopt` rewrites the digest and logs the change; "
          "otherwise restore the file from version control",
-         level="full"),
+         level="full",
+         section="spec/format.md §7.1"),
     Rule("E109", "error", "scope name reserved on Windows",
          "A folder of records/ is named like a scope but its name is a device name Windows "
          "reserves (con, prn, aux, nul, com0-9, lpt0-9, alone or before a '.'): the store cannot "
          "be checked out on Windows, and mem does not read the records in it.",
          "rename the folder to a valid scope and set the same scope in each record's frontmatter "
-         "(e.g. `git mv records/con records/con-x`), then run `mem verify`"),
+         "(e.g. `git mv records/con records/con-x`), then run `mem verify`",
+         section="spec/format.md §4.2"),
     Rule("E110", "error", "record holds merge conflict markers",
          "A record file holds lines a git merge leaves where it could not merge ('<<<<<<< ' "
          "and '>>>>>>> '): the merge was committed unfinished. Readers skip the file when its "
          "frontmatter is broken, and its content is not what either side wrote.",
          "finish the merge: keep the right side's lines in the file and remove the markers "
-         "(then `mem verify --full`)"),
+         "(then `mem verify --full`)",
+         section="spec/format.md §6.4"),
     Rule("W101", "warning", "record not in canonical form",
          "A record parses but is not written in canonical form (key order, quoting, newlines, "
          "trailing newline); the next save by mem will change the file and make a git diff.",
          "`mem repair --adopt` rewrites it canonically and logs it (`mem edit` leaves a file "
          "saved unchanged as it is)",
-         level="full"),
+         level="full",
+         section="spec/format.md §6"),
     # -- tombstones and links ---------------------------------------------------------------
     Rule("E201", "error", "forgotten record present",
          "A record file exists whose id is tombstoned in its scope: a forget was interrupted "
          "after the tombstone was written and before the file was removed (or the file was "
          "brought back, e.g. by a git merge). Every read path already treats it as forgotten.",
-         "run `mem repair`, which completes interrupted forgets (removes the file and logs it)"),
+         "run `mem repair`, which completes interrupted forgets (removes the file and logs it)",
+         section="spec/format.md §8"),
     Rule("E202", "error", "forgotten content present",
          "A live record's normalized content matches a tombstone of its scope (not lifted): "
          "forgotten content came back through a path that bypassed mem (hand copy, merge, "
          "restore).",
          "`mem forget ID` the record; if it is really meant to come back, store it again with "
-         "`mem add --allow-forgotten` (the override is logged)"),
+         "`mem add --allow-forgotten` (the override is logged)",
+         section="spec/format.md §8"),
     Rule("E203", "error", "forgotten source item present",
          "A live record comes from an import or capture source item whose key is tombstoned in "
          "its scope.",
-         "`mem forget ID` the record; forgotten source items must not be re-imported"),
+         "`mem forget ID` the record; forgotten source items must not be re-imported",
+         section="spec/format.md §8"),
     Rule("E204", "error", "tombstone line invalid",
          "A line of tombstones/<scope>.jsonl is not a JSON object, lacks id or digest, or names "
          "another scope than its file.",
-         "restore the tombstones file from version control; never delete tombstone lines"),
+         "restore the tombstones file from version control; never delete tombstone lines",
+         section="spec/format.md §8"),
     Rule("E205", "error", "tombstones file torn",
          "The last line of a tombstones file is incomplete (a write was interrupted).",
-         "run `mem repair`, which moves the torn line aside to .mem/quarantine/"),
+         "run `mem repair`, which moves the torn line aside to .mem/quarantine/",
+         section="spec/format.md §8"),
     Rule("E206", "error", "dangling derived_from",
          "A record lists in derived_from an id that is neither a record of the store nor "
          "tombstoned (a link to a forgotten record is fine).",
-         "restore the missing source record, or remove the id from derived_from (`mem edit ID`)"),
+         "restore the missing source record, or remove the id from derived_from (`mem edit ID`)",
+         section="spec/format.md §12"),
     Rule("E207", "error", "dangling supersession link",
          "A record's supersedes or superseded_by names an id that is neither a record of the "
          "store nor tombstoned.",
-         "restore the missing record, or correct the link (`mem edit ID`)"),
+         "restore the missing record, or correct the link (`mem edit ID`)",
+         section="spec/format.md §5"),
     Rule("E208", "error", "status and supersession disagree",
          "A record has status superseded but no superseded_by, or has superseded_by but a status "
          "other than superseded.",
-         "set status and superseded_by consistently (`mem edit ID`); `mem supersede` writes both"),
+         "set status and superseded_by consistently (`mem edit ID`); `mem supersede` writes both",
+         section="spec/format.md §5.2"),
     Rule("E209", "error", "tombstone missing",
          "The audit log records the forget of a record, but its scope's tombstones file has no "
          "tombstone for that id (lines removed or the file emptied by hand): nothing would stop "
          "an old export or backup from bringing the record back.",
          "restore tombstones/<scope>.jsonl from version control (`git log -p -- tombstones/`); "
          "meanwhile writes refuse the ids the log says were forgotten",
-         level="full"),
+         level="full",
+         section="spec/format.md §8"),
     Rule("W201", "warning", "supersession not mutual",
          "A record names a successor (superseded_by) whose supersedes does not name it back, or a "
          "record supersedes one whose superseded_by names another record.",
-         "make the two links agree (`mem edit ID`); `mem supersede` writes both sides"),
+         "make the two links agree (`mem edit ID`); `mem supersede` writes both sides",
+         section="spec/format.md §5.2"),
     # -- audit log --------------------------------------------------------------------------
     Rule("E301", "error", "audit line invalid",
          "A line of an audit log (log/<clone-id>.jsonl) is not a JSON object.",
-         "restore the log file from version control; the log is append-only"),
+         "restore the log file from version control; the log is append-only",
+         section="spec/format.md §9.2"),
     Rule("E302", "error", "audit event tampered",
          "An audit event's hash does not match its content: the event was edited after it was "
          "written. (The fast level checks that each event links to the previous event's stored "
          "hash; --full recomputes every event's hash.)",
          "restore the log file from version control; investigate who changed it",
-         level="full"),
+         level="full",
+         section="spec/format.md §9.2"),
     Rule("E303", "error", "audit chain broken",
          "An audit event does not name the previous event's hash, or its sequence number is out "
          "of order: events were removed, inserted or reordered.",
-         "restore the log file from version control; a merge must keep each clone's file whole"),
+         "restore the log file from version control; a merge must keep each clone's file whole",
+         section="spec/format.md §9.2"),
     Rule("E304", "error", "audit log torn",
          "The last line of an audit log is incomplete (a write was interrupted).",
-         "run `mem repair`, which moves the torn line aside to .mem/quarantine/"),
+         "run `mem repair`, which moves the torn line aside to .mem/quarantine/",
+         section="spec/format.md §9.2"),
     Rule("W301", "warning", "record not in the audit log",
          "A live record has no event in any audit log: it was created outside mem (copied in, "
          "written by another tool), so its history is unknown.",
-         "if the record is meant to be there, `mem repair` logs it as adopted (a write cut off between the record and its log line leaves this too)"),
+         "if the record is meant to be there, `mem repair` logs it as adopted (a write cut off between the record and its log line leaves this too)",
+         section="spec/format.md §9.1"),
     Rule("W302", "warning", "record changed outside mem",
          "A live record's digest differs from the digest of its latest audit event (or the log "
          "says it was forgotten): it was changed or restored without mem.",
          "review the change (`mem diff`, `git log -p`); if it is right, `mem repair --adopt` logs "
-         "it as adopted"),
+         "it as adopted",
+         section="spec/format.md §9.1"),
     Rule("W303", "warning", "record removed outside mem",
          "The audit log says a record is live, but its file is gone and no tombstone forgets it: "
          "it was deleted without `mem forget`, so nothing stops it from coming back.",
          "restore the file from version control, or, if the removal was meant, restore it and "
-         "`mem forget ID` it so a tombstone is written"),
+         "`mem forget ID` it so a tombstone is written",
+         section="spec/format.md §9.1"),
     # -- derived indexes -------------------------------------------------------------------
     Rule("E401", "error", "index corrupt",
          "A derived index (lexical or vector) cannot be used: its pointer file does not parse, "
          "its generation directory is missing, tantivy cannot open it, or a vector matrix "
          "disagrees with its rows. Not when the file system refuses (a full disk, a read-only "
          "store): verify then exits 11 naming the file (spec/index.md).",
-         "run `mem rebuild` (indexes are derived from the records; nothing is lost)"),
+         "run `mem rebuild` (indexes are derived from the records; nothing is lost)",
+         section="spec/format.md §17"),
     Rule("W401", "warning", "index stale",
          "The lexical index does not reflect the records: records were added, changed or "
          "removed outside mem (git pull, editor) since it was updated.",
-         "nothing is wrong with the records; the next search catches up, or run `mem rebuild`"),
+         "nothing is wrong with the records; the next search catches up, or run `mem rebuild`",
+         section="spec/format.md §17"),
     Rule("W402", "warning", "embedding space mismatch",
          "The vector index was built with another embedding space (provider, model, digest, "
          "dimension...) than the configured embedder: vector search is refused until rebuilt.",
-         "run `mem rebuild --vectors` with the configured embedder"),
+         "run `mem rebuild --vectors` with the configured embedder",
+         section="spec/format.md §17"),
     Rule("W403", "warning", "index counts disagree",
          "The number of documents in the lexical index, or of valid vectors, differs from the "
          "number of live records.",
-         "run `mem rebuild` (or `mem compact` to drop dead vectors)"),
+         "run `mem rebuild` (or `mem compact` to drop dead vectors)",
+         section="spec/format.md §17"),
     Rule("W404", "warning", "index leftovers",
          "A folder in .mem/index/ that no index pointer names: a build folder or an old or "
          "half-swapped generation left by an interrupted `mem rebuild` or `mem compact` (or one "
          "running right now). The live indexes do not use it; it only takes space.",
-         "run `mem compact` (or `mem rebuild`), which deletes it"),
+         "run `mem compact` (or `mem rebuild`), which deletes it",
+         section="spec/format.md §17"),
     # -- files -------------------------------------------------------------------------------
     Rule("W501", "warning", "leftover temporary file",
          "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "
          "(or one running right now). It holds no committed data.",
-         "run `mem compact`, which removes stale temporary files, or delete the file"),
+         "run `mem compact`, which removes stale temporary files, or delete the file",
+         section="spec/format.md §14"),
     Rule("W502", "warning", "unknown file",
          "A file or folder in records/, tombstones/ or log/ that the format does not define "
          "(a record must be records/<scope>/<ID>.md; symbolic links are never followed).",
-         "move the file out of the store, or rename it as the format requires"),
+         "move the file out of the store, or rename it as the format requires",
+         section="spec/format.md §3"),
 )
 
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+
+_TIMES = "(?:valid_from|valid_to|recorded_at|updated_at|superseded_at)"
+_SUBRULES: tuple[SubRule, ...] = (
+    # -- the declaration and the configuration -------------------------------------------------
+    SubRule("E002.1", "declaration not a UTF-8 JSON object", "spec/format.md §2",
+            r"^(?:cannot read the declaration|the declaration is not (?:valid JSON|a JSON object))"),
+    SubRule("E002.2", "version not an integer", "spec/format.md §2", r"^the declaration's version"),
+    SubRule("E002.3", "extensions not a list of named objects", "spec/format.md §2", r"^extensions must be"),
+    SubRule("E003.1", "another format", "spec/format.md §2", r"^format (?!version)"),
+    SubRule("E003.2", "unsupported format version", "spec/format.md §2", r"^format version"),
+    SubRule("E005.1", "configuration not UTF-8 TOML", "spec/format.md §18",
+            r"^(?:cannot read the configuration|the configuration is not valid TOML)"),
+    SubRule("E005.2", "configuration section not a table", "spec/format.md §18", r"must be a table$"),
+    # -- a record file: the frontmatter block (from the reader's message) ----------------------
+    SubRule("E102.1", "frontmatter not delimited by '---' lines", "spec/format.md §5",
+            r"^record does not start with a '---'|^frontmatter is not closed"),
+    SubRule("E102.2", "frontmatter not a YAML mapping", "spec/format.md §5",
+            r"^frontmatter is not (?:valid YAML|a mapping)"),
+    SubRule("E102.3", "record or frontmatter too large", "spec/format.md §5",
+            r"^(?:frontmatter|record file) is larger than"),
+    SubRule("E102.4", "YAML anchor or alias", "spec/format.md §5", r"^YAML (?:anchors|aliases) are not allowed"),
+    SubRule("E102.5", "frontmatter key repeated", "spec/format.md §5", r"^frontmatter key .* appears more than once"),
+    SubRule("E102.6", "frontmatter nests too deeply", "spec/format.md §6.4", r"^frontmatter nests too deeply"),
+    # -- a record's values (from the reader's message) -------------------------------------------
+    SubRule("E103.1", "required key missing", "spec/format.md §5", r"^frontmatter lacks required key"),
+    SubRule("E103.2", "id not a record id", "spec/format.md §4.1", r"^id "),
+    SubRule("E103.3", "scope not valid", "spec/format.md §4.2", r"^scope "),
+    SubRule("E103.4", "kind not valid", "spec/format.md §4.3", r"^kind "),
+    SubRule("E103.5", "status not one of the four states", "spec/format.md §5", r"^status "),
+    SubRule("E103.6", "confidence not a number from 0 to 1", "spec/format.md §5", r"^confidence "),
+    SubRule("E103.7", "time not valid", "spec/format.md §6.2", rf"^{_TIMES} (?!is earlier than)"),
+    SubRule("E103.8", "valid_to earlier than valid_from", "spec/format.md §5", r"^valid_to is earlier than valid_from"),
+    SubRule("E103.9", "tag not valid", "spec/format.md §4.4", r"^tags? "),
+    SubRule("E103.10", "link not a valid id, or to the record itself", "spec/format.md §5",
+            r"^(?:linked id|supersedes|superseded_by|derived_from) |^record \S+ links to itself"),
+    SubRule("E103.11", "source not a mapping of named keys", "spec/format.md §5.3", r"^source"),
+    SubRule("E103.12", "extension key not valid", "spec/format.md §5.4", r"^frontmatter key .* extension key"),
+    SubRule("E103.13", "digest not a string", "spec/format.md §5", r"^digest "),
+    SubRule("E103.14", "content larger than 4 MiB", "spec/format.md §5", r"^content is larger than"),
+    # -- tombstones and links ----------------------------------------------------------------------
+    SubRule("E204.1", "tombstone line not a JSON object", "spec/format.md §8"),
+    SubRule("E204.2", "tombstone without id or digest", "spec/format.md §8"),
+    SubRule("E204.3", "tombstone of another scope", "spec/format.md §8"),
+    SubRule("E208.1", "superseded without superseded_by", "spec/format.md §5.2"),
+    SubRule("E208.2", "superseded_by on a record not superseded", "spec/format.md §5.2"),
+    SubRule("W201.1", "supersession links not mutual", "spec/format.md §5.2"),
+    SubRule("W201.2", "supersession interrupted", "spec/format.md §5.2"),
+    # -- the audit log -------------------------------------------------------------------------------
+    SubRule("E303.1", "event not linked to the previous event", "spec/format.md §9.2"),
+    SubRule("E303.2", "sequence number out of order", "spec/format.md §9.2"),
+)
+#: Every sub-rule, by sub-code (``E103.5``).
+SUBRULES: dict[str, SubRule] = {r.code: r for r in _SUBRULES}
+#: The sub-rules told apart by the message of a reader's error, per code, in table order.
+_BY_MESSAGE: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    code: tuple((re.compile(r.match), r.code) for r in _SUBRULES if r.parent == code and r.match)
+    for code in {r.parent for r in _SUBRULES if r.match}
+}
+
+
+def subrule_of(code: str, message: str) -> str | None:
+    """The sub-rule of ``code`` that a reader's error ``message`` is about (None: not told)."""
+    for pattern, sub in _BY_MESSAGE.get(code, ()):
+        if pattern.search(message):
+            return sub
+    return None
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,19 +449,24 @@ class Finding:
     severity: str  # "error" or "warning" (after configured overrides)
     path: str  # relative to the store root, '/'-separated; "." for the store itself
     message: str
-    fix: str
+    fix: str  # the hint and the spec section of the rule (sub-rule) broken
+    rule: str | None = None  # the sub-rule (``E103.5``) when the code covers several
 
     def to_dict(self) -> dict[str, str]:
-        return {
+        out = {
             "code": self.code,
             "severity": self.severity,
             "path": self.path,
             "message": self.message,
             "fix": self.fix,
         }
+        if self.rule is not None:
+            out["rule"] = self.rule
+        return out
 
     def line(self) -> str:
-        return f"[{self.code}] {self.path}: {self.message} (fix: {self.fix})"
+        rule = f"{self.rule}; " if self.rule is not None else ""
+        return f"[{self.code}] {self.path}: {self.message} ({rule}fix: {self.fix})"
 
 
 @dataclass
@@ -382,14 +531,24 @@ class _Verifier:
             return path.as_posix()
         return r or "."
 
-    def add(self, code: str, path: Path | str, message: str, fix: str | None = None) -> None:
-        rule = RULES[code]
-        level = self.overrides.get(code, rule.severity)
+    def add(self, code: str, path: Path | str, message: str) -> None:
+        """Report a finding of ``code`` or of one of its sub-rules (``E204.3``); a code whose
+        sub-rules are told by the message (E102, E103) gets its sub-rule here."""
+        parent = code.partition(".")[0]
+        rule = RULES[parent]
+        level = self.overrides.get(parent, rule.severity)
         if level == "ignore":
-            self.report.ignored[code] = self.report.ignored.get(code, 0) + 1
+            self.report.ignored[parent] = self.report.ignored.get(parent, 0) + 1
             return
         p = path if isinstance(path, str) else self.rel(path)
-        self.report.findings.append(Finding(code, level, p, message, fix or rule.fix))
+        sub = SUBRULES[code] if code != parent else None
+        if sub is None and parent in _BY_MESSAGE:
+            told = subrule_of(parent, message)
+            sub = SUBRULES[told] if told is not None else None
+        if sub is None:
+            self.report.findings.append(Finding(parent, level, p, message, rule.fix))
+        else:
+            self.report.findings.append(Finding(parent, level, p, message, sub.fix, sub.code))
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -420,7 +579,7 @@ class _Verifier:
             self.add("E001", path, "the store declaration memstore.json is missing")
             return False
         except OSError as exc:
-            self.add("E002", path, f"cannot read the declaration: {exc.strerror}")
+            self.add("E002.1", path, f"cannot read the declaration: {exc.strerror}")
             return False
         refused = accept_declaration(raw)  # the rule Store.open applies (E002-E004)
         if isinstance(refused, Refusal):
@@ -435,7 +594,7 @@ class _Verifier:
         except FileNotFoundError:
             return
         except OSError as exc:
-            self.add("E005", path, f"cannot read the configuration: {exc.strerror}")
+            self.add("E005.1", path, f"cannot read the configuration: {exc.strerror}")
             return
         try:
             text = raw.decode("utf-8")
@@ -489,18 +648,18 @@ class _Verifier:
             for ln in lines:
                 v = ln.value
                 if v is None:
-                    self.add("E204", p, f"line {ln.lineno} is {ln.error}")
+                    self.add("E204.1", p, f"line {ln.lineno} is {ln.error}")
                     continue
                 if v.get("type") == "lift":
                     if not isinstance(v.get("digest"), str):
-                        self.add("E204", p, f"line {ln.lineno}: a lift entry lacks its digest")
+                        self.add("E204.2", p, f"line {ln.lineno}: a lift entry lacks its digest")
                     continue
                 if not (ids.is_id(v.get("id")) and isinstance(v.get("digest"), str)):
-                    self.add("E204", p, f"line {ln.lineno}: a tombstone needs a record id and a digest")
+                    self.add("E204.2", p, f"line {ln.lineno}: a tombstone needs a record id and a digest")
                     continue
                 if v.get("scope", scope) != scope:
                     self.add(
-                        "E204",
+                        "E204.3",
                         p,
                         f"line {ln.lineno}: tombstone names scope {v.get('scope')!r}, file is for {scope!r}",
                     )
@@ -678,24 +837,24 @@ class _Verifier:
             if sb is not None and not known(sb):
                 self.add("E207", path, f"superseded_by names {sb}, which is not in the store")
             if rec.status == "superseded" and sb is None:
-                self.add("E208", path, "status is superseded but superseded_by is not set")
+                self.add("E208.1", path, "status is superseded but superseded_by is not set")
             elif sb is not None and rec.status != "superseded":
-                self.add("E208", path, f"superseded_by is set but status is {rec.status}")
+                self.add("E208.2", path, f"superseded_by is set but status is {rec.status}")
             if sb is not None and sb in files.live and rid not in files.live[sb].supersedes:
                 self.add(
-                    "W201", path, f"superseded_by names {sb}, whose supersedes does not name {rid}"
+                    "W201.1", path, f"superseded_by names {sb}, whose supersedes does not name {rid}"
                 )
             for s in rec.supersedes:
                 old = files.live.get(s)
                 if old is not None and old.superseded_by is None and old.status in ("active", "candidate"):
                     self.add(
-                        "W201",
+                        "W201.2",
                         path,
                         f"supersedes {s}, which is still {old.status} (an interrupted supersession)",
                     )
                 elif old is not None and old.superseded_by not in (None, rid):
                     self.add(
-                        "W201",
+                        "W201.1",
                         path,
                         f"supersedes {s}, whose superseded_by names {old.superseded_by}",
                     )
@@ -906,6 +1065,16 @@ _STATUSES = frozenset(STATUSES)
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
 
 
+#: A time of the canonical layout on a day that some months lack (the 29th to the 31st).
+_LATE_DAY = re.compile(r"^[a-z_]+: ([0-9]{4})-([0-9]{2})-(29|30|31)T", re.MULTILINE)
+
+
+def _day_exists(year: int, month: int, day: int) -> bool:
+    if month == 2:
+        return day < 29 or (day == 29 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
+    return day <= (30 if month in (4, 6, 9, 11) else 31)
+
+
 def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
     if raw is None:
         return ()
@@ -937,6 +1106,11 @@ def _lite_record(text: str) -> _Lite | None:
             return None
     if vf is not None and vt is not None and vt < vf:
         return None
+    fm = text[: m.end()]
+    if ("-29T" in fm or "-30T" in fm or "-31T" in fm) and not all(
+        _day_exists(int(y), int(mo), int(d)) for y, mo, d in _LATE_DAY.findall(fm)
+    ):
+        return None  # a date that does not exist (the pattern does not know the calendar)
     source: dict[str, Any] = {}
     try:
         if block is not None:
@@ -954,8 +1128,8 @@ def _lite_record(text: str) -> _Lite | None:
     if not isinstance(source.get("type", ""), str):
         return None
     body = canonical_body(text[m.end() :])
-    if not body:
-        return None
+    if not body or (len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES):
+        return None  # (the reader names the problem)
     return _Lite(rid, scope, status, sup, sb, der, source, body)
 
 
@@ -1013,9 +1187,9 @@ def _check_chain(path: Path, rel: str, full: bool, found: list[tuple[str, str, s
             found.append(("E302", rel, f"line {lineno}: event hash does not match its content"))
         seq = ev.get("seq")
         if ev.get("prev") != prev:
-            found.append(("E303", rel, f"line {lineno}: event does not link to the previous event's hash"))
+            found.append(("E303.1", rel, f"line {lineno}: event does not link to the previous event's hash"))
         if seq != expect:
-            found.append(("E303", rel, f"line {lineno}: sequence number {seq!r}, expected {expect}"))
+            found.append(("E303.2", rel, f"line {lineno}: sequence number {seq!r}, expected {expect}"))
         prev = h if isinstance(h, str) else None
         expect = (seq if isinstance(seq, int) else expect) + 1
         out.append((str(ev.get("ts", "")), chain, seq if isinstance(seq, int) else 0, ev))
@@ -1280,12 +1454,16 @@ def _classify(text: str, exc: RecordParseError) -> tuple[str, str]:
         return "E102", msg
     if not canonical_body(body):
         return "E104", "the record has no content after its frontmatter"
+    if subrule_of("E102", msg) is not None:  # anchors, aliases, a repeated key: YAML reads them
+        return "E102", msg
     import yaml
 
     try:
         data = yaml.safe_load(fm)
     except (yaml.YAMLError, RecursionError):
         return "E102", msg
+    except (ValueError, OverflowError):  # a value YAML cannot build (February 30): the value's rule
+        return "E103", msg
     if data is not None and not isinstance(data, dict):
         return "E102", msg
     return "E103", msg

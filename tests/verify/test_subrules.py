@@ -1,0 +1,105 @@
+"""Codes that cover several rules name the rule broken (``E103.5``): the sub-rule table, its
+documentation and ``spec/fixtures/_rules/`` agree; each fixture yields its code and only that
+sub-rule; every code and sub-rule names the spec section that states it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mem.format.model.record import MAX_RECORD_BYTES
+from mem.format.verify.checks import RULES, SUBRULES, verify_store
+from tests.conftest import run_mem
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "spec" / "fixtures"
+SUB_FIXTURES = FIXTURES / "_rules"
+CODES_MD = ROOT / "spec" / "validation-codes.md"
+R1 = "01JGZ00000000000000000000A"
+#: Content over 4 MiB makes a file too large to commit: its store is made here.
+BUILT_HERE = {"E103.14"}
+COMMITTED = sorted(set(SUBRULES) - BUILT_HERE)
+
+
+def _section_headings() -> set[str]:
+    text = (ROOT / "spec" / "format.md").read_text("utf-8")
+    return set(re.findall(r"^##+ (\d+(?:\.\d+)?)\.? ", text, re.MULTILINE))
+
+
+def _check(root: Path, sub: str) -> None:
+    rule = SUBRULES[sub]
+    parent = RULES[rule.parent]
+    full = verify_store(root, full=True)
+    assert full.findings, sub
+    for f in full.findings:
+        assert (f.code, f.rule, f.fix, f.severity) == (parent.code, sub, rule.fix, parent.severity)
+        assert f.to_dict()["rule"] == sub and f.line().startswith(f"[{parent.code}] ")
+        assert f.line().endswith(f"({sub}; fix: {rule.fix})")
+    fast = verify_store(root)
+    assert {(f.code, f.rule) for f in fast.findings} == (
+        {(parent.code, sub)} if parent.level == "fast" else set()
+    )
+
+
+def test_sub_fixture_folders_are_exactly_the_sub_rules() -> None:
+    assert sorted(p.name for p in SUB_FIXTURES.iterdir() if p.is_dir()) == COMMITTED
+
+
+@pytest.mark.parametrize("sub", COMMITTED)
+def test_sub_fixture_yields_its_code_and_only_that_rule(sub: str) -> None:
+    _check(SUB_FIXTURES / sub, sub)
+
+
+def test_content_over_4_mib_is_e103_14(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    shutil.copytree(FIXTURES / "valid", root)
+    p = root / "records" / "alice" / f"{R1}.md"
+    text = p.read_text("utf-8")
+    p.write_text(text.replace("Alice is allergic to peanuts.\n", "x" * (MAX_RECORD_BYTES + 8) + "\n"), "utf-8")
+    _check(root, "E103.14")
+
+
+def test_sub_codes_are_their_code_a_dot_and_a_number_in_order() -> None:
+    seen: dict[str, int] = {}
+    for sub, rule in SUBRULES.items():
+        m = re.fullmatch(r"([EW]\d{3})\.([1-9]\d*)", sub)
+        assert m and m.group(1) in RULES and rule.parent == m.group(1), sub
+        assert int(m.group(2)) == seen.get(m.group(1), 0) + 1, sub
+        seen[m.group(1)] = int(m.group(2))
+
+
+def test_every_code_and_sub_rule_names_an_existing_spec_section() -> None:
+    headings = _section_headings()
+    for rule in [*RULES.values(), *SUBRULES.values()]:
+        m = re.fullmatch(r"spec/format\.md §(\d+(?:\.\d+)?)", rule.section)
+        assert m and m.group(1) in headings, (rule.code, rule.section)
+        assert rule.fix.endswith(f"; see {rule.section}")
+
+
+def test_every_sub_rule_is_documented_under_its_code() -> None:
+    text = CODES_MD.read_text("utf-8")
+    for code, rule in RULES.items():
+        section = text.split(f"### {code}\n", 1)[1].split("\n### ", 1)[0]
+        assert f"Spec: {rule.section}." in section, code
+        rows = re.findall(r"^\| `([EW]\d{3}\.\d+)` \| (.+?) \| (spec/format\.md §[\d.]+) \|", section, re.M)
+        expected = [(s, r.title, r.section) for s, r in SUBRULES.items() if r.parent == code]
+        assert rows == expected, code
+
+
+def test_json_and_text_name_the_rule(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    shutil.copytree(SUB_FIXTURES / "E103.6", store)
+    r = run_mem("verify", str(store), "--json")
+    assert r.returncode == 1
+    (f,) = r.json()["findings"]
+    assert (f["code"], f["rule"], f["fix"]) == ("E103", "E103.6", SUBRULES["E103.6"].fix)
+    assert r.json()["counts"]["by_code"] == {"E103": 1}
+    t = run_mem("verify", str(store))
+    assert t.returncode == 1
+    assert t.stdout == (
+        f"[E103] records/alice/{R1}.md: confidence 7.0 is outside 0..1 "
+        f"(E103.6; fix: {SUBRULES['E103.6'].fix})\n"
+    )
