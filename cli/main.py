@@ -110,7 +110,7 @@ def run() -> None:
     fast = sys.modules.get(f"{__package__}.searchfast")
     if fast is not None and getattr(fast, "answered_read_only", False) and sys.gettrace() is None:
         # The lean read path answered `mem search`: nothing was written, locked or left open.
-        # Once tantivy is loaded the interpreter's finalization costs ~4 ms (bench/README.md);
+        # Once tantivy is loaded the interpreter's finalization takes time (bench/README.md);
         # end the process after flushing instead (not under a tracer such as coverage).
         try:
             sys.stdout.flush()

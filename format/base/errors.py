@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 class ExitCode:
     """Process exit statuses of the ``mem`` command (see ``spec/cli.md``), as plain ints.
 
-    Not an ``enum.IntEnum``: importing ``enum`` costs about 7 ms, a quarter of a whole lexical
-    ``mem search`` (whose lean path imports this module).
+    Not an ``enum.IntEnum``: importing ``enum`` is a large share of a whole lexical
+    ``mem search``, whose lean path imports this module (bench/README.md, "Figures behind
+    constants in the code").
     """
 
     OK = 0

@@ -276,7 +276,7 @@ _WE_RE = re.compile(r"(?i)^(?:(?:my|our) (?P<r>[\w-]+(?: [\w-]+)?) and I|me and 
 
 _NAME_HERE_RE = re.compile(r"(?!(?:Me|Mum|Mom|Dad|Nobody|Everyone|Someone|Nothing|Still|Just|Back|Right|Over|Out|Up)\b)[A-Z][a-z-]+(?: [A-Z][a-z-]+)? here")
 _TIME_FRONT_BARE_RE = re.compile(rf"(?i)^(?P<t>weekends|weekdays|weeknights|{_DAYS}s),?\s+(?=(?:I|we)\b)")
-#: Verbless fragments with an implied "I" (round 3): what to put in front of them.
+#: Verbless fragments with an implied "I": what to put in front of them.
 _FRAG_STATES = (
     r"(?:vegetarian|vegan|pescatarian|veggie|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|"
     r"(?:type [12] )?diabetic|coeliac|celiac|left[- ]handed|right[- ]handed|colou?r[- ]?blind|deaf|"
@@ -306,13 +306,13 @@ _FRAGMENT_COMPLETIONS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:lowkey |highkey )?obsessed with|(?:a )?(?:huge|big|massive) [\w-]+ fan|(?:really )?not (?:a |really a |much of a )?(?:big |huge )?fan of|"
                 r"not (?:really |that )?(?:into|keen on|big on|fond of))\b"), "I'm "),
     (re.compile(r"(?i)^never (?:really )?been (?:a |much of a )?(?:big |huge )?fan of\b"), "I've "),
-    # round 4: negative fandom and parent appositives
+    # negative fandom and parent appositives
     (re.compile(r"(?i)^(?:really |just |honestly |totally |so )?not (?:really |that |too |at all )?(?:into|keen on|big on|fond of|a fan of)\b"), "I'm "),
     (re.compile(r"(?i)^(?:really |honestly )?not (?:much of an?|really an?|a big|a huge|an?) [\w-]+ (?:person|fan|drinker|eater|reader|cook|gamer|dancer|talker|traveller|traveler|swimmer|runner|watcher|lover)\b|^(?:really |honestly )?not much of an? [\w-]+"), "I'm "),
     (re.compile(r"(?i)^never (?:really )?been (?:into|keen on|big on|fond of|a [\w-]+ (?:person|fan))\b"), "I've "),
     (re.compile(r"(?i)^(?:(?:single|working|stay-at-home|proud|busy|new|first-time|full-time|solo) )*(?:mum|mom|mother|dad|father|parent) (?:of|to) \w+"), "I'm a "),
 )
-#: "Big Formula 1 fan here", "streamer here": a role or a fandom with "here" (round 4).
+#: "Big Formula 1 fan here", "streamer here": a role or a fandom with "here".
 _ROLE_HERE_RE = re.compile(r"(?i)^(?P<x>(?:[\w.-]+ ){0,3}(?:fan|lover|nerd|geek|supporter)|[a-z-]{3,}(?:er|or|ist|ian|ant|ent)) here$")
 
 

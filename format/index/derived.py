@@ -133,7 +133,8 @@ def _read_checked(path: Path, scope: str, rid: str) -> Record:
 
 def _scope_dirs(store: Store, only: Iterable[str] | None = None) -> dict[str, int]:
     """``Store.scopes()`` with each folder's mtime (``_dir_mtime``), in order: one listing and one
-    stat per scope, with no Path built (a store of 400 scopes: 4.4 -> 1.9-2.4 ms a refresh).
+    stat per scope, with no Path built (Path objects were half a refresh's time on a store of
+    400 scopes: bench/README.md, "Figures behind constants in the code").
     With ``only``: those of these scopes that ``Store.scopes()`` would name, without listing."""
     got: dict[str, int] = {}
     if only is not None:
@@ -753,7 +754,7 @@ def _read_task(job: _ReadJob, task: tuple[int, int, int]) -> list[_Read]:
     """Read and parse the record files of one task (in a worker process, or in this one).
 
     All the files first, then all the parsing: interleaved, each file's system calls left the
-    parser's code and data cold (26 instead of 19 us a file, measured at 10k).
+    parser's code and data cold (bench/README.md, "Figures behind constants in the code").
     """
     from mem.format.index.lexical import fast_fields
 

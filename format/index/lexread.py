@@ -88,8 +88,8 @@ def run_query(
     for field, values in (("scope", scopes), ("kind", kinds), ("status", statuses)):
         if values is not None:
             # "any of these values", scored 1.0 like tantivy's TermSetQuery (so BM25 + 1 per
-            # filter, as before) but without TermSetQuery's walk over the field's whole term
-            # dictionary: 1.20 -> 0.06 ms per query at 100k (bench/README.md, "Lexical arm")
+            # filter) but without TermSetQuery's walk over the field's whole term dictionary,
+            # which dominated a filtered query at 100k (bench/README.md, "Lexical arm")
             anyof = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v)) for v in values])
             must.append((tantivy.Occur.Must, tantivy.Query.const_score_query(anyof, 1.0)))

@@ -40,7 +40,7 @@ from mem.format.index.common import (
 from mem.format.rules.timeutil import format_time, now
 
 #: One BLAS thread: on a busy 2-core machine, waking BLAS worker threads for each small product
-#: costs more than it saves (hybrid p50 31.9 -> 13.4 ms measured). Set before numpy loads;
+#: costs more than it saves (bench/README.md, "Figures behind constants in the code"). Set before numpy loads;
 #: an explicit OPENBLAS_NUM_THREADS wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -68,16 +68,14 @@ def usearch_index_class() -> Any:
 
 
 #: Scopes with at least this many rows get an HNSW graph (used by long-lived searchers);
-#: below it, and in one-shot CLI calls, exact search (plain or pruned) is used. Measured on real
-#: MiniLM embeddings of a clustered 100k corpus (bench/hnsw_recall.py, bench/README.md): for the
-#: labelled short queries a graph recalled 0.68-0.90 of the exact top 10 (connectivity 16, ef
-#: 64-1024) and at best 0.974 (connectivity 48, ef 1024, 5.9 ms), slower than pruned exact search.
-#: The vector arm must return >= 0.98 of the exact top 10, so exact search is used up to this size.
+#: below it, and in one-shot CLI calls, exact search (plain or pruned) is used. On real MiniLM
+#: embeddings (bench/hnsw_recall.py, bench/README.md) a graph recalled less of the exact top 10
+#: than the vector arm must return (at least 0.98), and more slowly than pruned exact search, so
+#: exact search is used up to this size.
 HNSW_MIN_ROWS = 200_000
 #: Exact products costing at least this many int8 rows (a float32 row costs four) are shared
-#: between two threads (when given a pool). For the int8 products of pruned search it is about
-#: break-even at this size (one thread / halves, first rows of the 100k bench store, 85 queries:
-#: 16,384 rows 0.89-1.22x, 24,576 rows 1.24-1.46x, 49,152 rows 1.46x).
+#: between two threads (when given a pool): for the int8 products of pruned search, about
+#: where two threads break even (bench/README.md, "Figures behind constants in the code").
 SPLIT_MIN_ROWS = 16_384
 #: The products are computed in parts of this many int8 rows (a quarter as many float32 rows):
 #: the unit of the two threads' shares, and the unit rows are packed in (``pack_rows``).
@@ -86,13 +84,9 @@ PIECE_ROWS = 8_192
 #: exact search (``quantize``, ``exact_top``): a SIMD int8 product over all rows (numkong), a
 #: rigorous bound on its error, and the float32 product only for the rows the bound cannot rule
 #: out. The result is the exact top k (spec/index.md, "Exact search with int8 bounds").
-#: The crossover, measured against the plain numpy product (one thread, in memory, the first n
-#: rows of scope ana of the 100k bench store: real MiniLM rows; 85 queries, top 40; p50 ms plain /
-#: q8, two runs): with hot caches (one method over all queries in a row) 4,096 rows 0.15-0.19 /
-#: 0.31-0.32, 8,192 rows 0.64-0.84 / 0.44-0.52, 16,384 rows 2.25-2.61 / 0.85-0.89; with cold caches
-#: (48 MB read before each query) 2,048 rows 0.43-0.50 / 0.48-0.49, 4,096 rows 0.70-0.76 /
-#: 0.54-0.56, 8,192 rows 1.30-1.40 / 0.82-0.88. From 8,192 rows q8 wins either way; below, either
-#: wins by at most 0.2 ms, and the int8 copy (a quarter of the matrix) is not worth its space.
+#: The crossover with the plain numpy product: from this size the int8 copy wins with hot and
+#: cold caches; below it either wins by little, and the copy (a quarter of the matrix) is not
+#: worth its space (bench/README.md, "Figures behind constants in the code").
 QUANT_MIN_ROWS = 8_192
 #: When more than this fraction of the rows pass the bound, the plain product is used instead.
 QUANT_MAX_FRACTION = 1 / 3
@@ -748,7 +742,7 @@ class VectorIndex:
     def _stack(self, names: tuple[str, ...], mats: list[Any], in_memory: bool) -> tuple[Any, Any]:
         """The rows of these scopes' plain products as one matrix, and where each scope's rows
         start in it (with the total last): one product, one top and one merge instead of one
-        each per scope (400 scopes of 10 rows: the vector arm 12.5 -> 1.0 ms a search). Kept for the last
+        each per scope (on many small scopes the per-scope work dominated: bench/README.md, "Figures behind constants in the code"). Kept for the last
         ``_STACKS_KEPT`` sets of scopes; in a long-lived searcher the first stack also holds
         the scopes' matrices (theirs become views of it: no row is kept twice)."""
         import numpy as np
@@ -1241,13 +1235,11 @@ def packed_faster(dim: int) -> bool:
     rows of ``dim``; decided once per process and dimension, and kept.
 
     On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI: ``INT8_DOT_CAPABILITIES``)
-    it does, by 10-50% (parts of 8,192 rows gain less than whole matrices; bench/README.md). On
-    AVX2 alone it was twice as slow (4.1-4.9 against 1.8-2.5 ms for 60k rows). Elsewhere it is
-    measured: 65,536 random rows in the parts a search uses, best of 7 passes each, interleaved
-    (about 80 ms). A measurement is at the mercy of what else runs: a searcher loads its rows while
-    its other thread embeds the query, and on the VNNI machine measured choices went to the
-    row-by-row product in two of the day's fourteen bench runs (and for one scope in a third).
-    Either way the products are the same integers.
+    it does; on AVX2 alone it is slower (bench/README.md, "Figures behind constants in the code"). Elsewhere it is
+    measured: 65,536 random rows in the parts a search uses, best of 7 passes each, interleaved.
+    A measurement is at the mercy of what else runs (a searcher loads its rows while its other
+    thread embeds the query), so it can choose the slower product; either way the products are
+    the same integers.
     """
     got = _PACKED_FASTER.get(dim)
     if got is None:

@@ -2,9 +2,9 @@
 
 A search with ``--kind``, ``--tag``, ``--status``, ``--as-of`` or ``--known-at`` must give the best
 rows that pass them. Choosing the best rows of all and filtering afterwards returns fewer, or
-none, when the rows nearest the query fail the filter: at 100k records, ``--kind summary``
-(8,300 records) found 0 to 5 of 10 hits, in 55-95 ms. The vector arm now leaves out of its tops
-the rows these masks reject (``VectorIndex.prepare(keep=...)``).
+none, when the rows nearest the query fail the filter (a filter that accepts a few percent of
+a large store can find none of its hits: bench/README.md, "Figures behind constants in the code"). So the vector arm leaves out of its tops the
+rows these masks reject (``VectorIndex.prepare(keep=...)``).
 
 A mask is a superset of what the filter accepts: a row the lexical state does not describe
 fully (an older mem's row, another version of the record than the vector's) is kept, and

@@ -34,9 +34,9 @@ KIND_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
 TAG_PATTERN = r"^[^\s,\"'#\[\]{}]{1,64}$"
 
 
-#: The same grammars as code (``is_id`` ...), not compiled patterns: ``import re`` costs about
-#: 10 ms (it imports enum), a third of a whole lexical ``mem search``, whose lean path checks ids,
-#: scopes, kinds and tags. A test holds each function to its pattern.
+#: The same grammars as code (``is_id`` ...), not compiled patterns: ``import re`` (which imports
+#: enum) is a large share of a whole lexical ``mem search``, whose lean path checks ids, scopes,
+#: kinds and tags (bench/README.md, "Figures behind constants in the code"). A test holds each function to its pattern.
 _ID_FIRST = frozenset("01234567")
 _LOWER_DIGIT = "abcdefghijklmnopqrstuvwxyz0123456789"
 _SCOPE_FIRST = frozenset(_LOWER_DIGIT)
