@@ -387,6 +387,10 @@ _SUBRULES: tuple[SubRule, ...] = (
     SubRule("E005.1", "configuration not UTF-8 TOML", "spec/format.md §18",
             r"^(?:cannot read the configuration|the configuration is not valid TOML)"),
     SubRule("E005.2", "configuration section not a table", "spec/format.md §18", r"must be a table$"),
+    SubRule("E007.1", "[permissions] mode refused", "spec/format.md §18", r"^\[permissions\] "),
+    SubRule("E007.2", "[embedder] value out of its kind or range", "spec/format.md §18", r"^\[embedder\] "),
+    SubRule("E007.3", "[search] value out of its kind or range", "spec/format.md §18", r"^\[search\] "),
+    SubRule("E007.4", "[mcp] value out of its kind or range", "spec/format.md §18", r"^\[mcp\] "),
     # -- a record file: the frontmatter block (from the reader's message) ----------------------
     SubRule("E102.1", "frontmatter not delimited by '---' lines", "spec/format.md §5",
             r"^record does not start with a '---'|^frontmatter is not closed"),

@@ -103,3 +103,37 @@ def test_json_and_text_name_the_rule(tmp_path: Path) -> None:
         f"[E103] records/alice/{R1}.md: confidence 7.0 is outside 0..1 "
         f"(E103.6; fix: {SUBRULES['E103.6'].fix})\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "sub"),
+    [
+        ("confidence: 1.0", "confidence: abc", "E103.6"),
+        ("confidence: 1.0", "confidence: true", "E103.6"),
+        ('tags: ["health"]', "tags: 5", "E103.9"),
+        ("source:", "supersedes: [nope]\nsource:", "E103.10"),
+        ("source:", "superseded_by: 5\nsource:", "E103.10"),
+        ("source:\n  type: cli\n  writer: \"mem 0.1.0\"\n  command: add\n", "source: 5\n", "E103.11"),
+        ("  type: cli", "  type: 5", "E103.11"),
+        ("recorded_at: 2025-01-01T00:00:02.000Z", "recorded_at: yesterday", "E103.7"),
+        ("recorded_at: 2025-01-01T00:00:02.000Z", "recorded_at: 2025-01-01\nvalid_to: soon", "E103.7"),
+        (f"id: {R1}", "id: 5", "E103.2"),
+        ("scope: alice", "scope: [alice]", "E103.3"),
+        ("status: active", "status: ", "E103.1"),
+        ("kind: fact", "kind: ../fact", "E103.4"),
+        ("kind: fact", "kind: fact\nx_a: &a 1\nx_b: *a", "E102.4"),
+        ("kind: fact", "kind: {fact", "E102.2"),
+        ("kind: fact", "- kind", "E102.2"),
+    ],
+)
+def test_reader_messages_name_their_sub_rule(tmp_path: Path, old: str, new: str, sub: str) -> None:
+    """Beyond the fixtures: other ways of breaking the same rules are told the same sub-rule."""
+    root = tmp_path / "store"
+    shutil.copytree(FIXTURES / "valid", root)
+    p = root / "records" / "alice" / f"{R1}.md"
+    text = p.read_text("utf-8")
+    assert old in text
+    p.write_text(text.replace(old, new, 1), "utf-8")
+    for full in (True, False):
+        found = [(f.code, f.rule) for f in verify_store(root, full=full).findings]
+        assert found == [(SUBRULES[sub].parent, sub)], (full, found)
