@@ -1069,10 +1069,6 @@ _STATUSES = frozenset(STATUSES)
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
 
 
-#: A time of the canonical layout on a day that some months lack (the 29th to the 31st).
-_LATE_DAY = re.compile(r"^[a-z_]+: ([0-9]{4})-([0-9]{2})-(29|30|31)T", re.MULTILINE)
-
-
 def _day_exists(year: int, month: int, day: int) -> bool:
     if month == 2:
         return day < 29 or (day == 29 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
@@ -1106,15 +1102,14 @@ def _lite_record(text: str) -> _Lite | None:
         "valid_from", "valid_to",
     )  # fmt: skip
     for t in m.group("valid_from", "valid_to", "recorded_at", "updated_at", "superseded_at"):
-        if t is not None and not is_canonical_text(t):
+        if t is not None and (
+            not is_canonical_text(t)
+            # a day some months lack: the form does not know the calendar
+            or (t[8:10] > "28" and not _day_exists(int(t[:4]), int(t[5:7]), int(t[8:10])))
+        ):
             return None
     if vf is not None and vt is not None and vt < vf:
         return None
-    fm = text[: m.end()]
-    if ("-29T" in fm or "-30T" in fm or "-31T" in fm) and not all(
-        _day_exists(int(y), int(mo), int(d)) for y, mo, d in _LATE_DAY.findall(fm)
-    ):
-        return None  # a date that does not exist (the pattern does not know the calendar)
     source: dict[str, Any] = {}
     try:
         if block is not None:
