@@ -2,8 +2,8 @@
 
 A store of more than ``FULL_SCAN_MAX_DOCS`` records is fully scanned (every record file
 stat'ed: in-place edits that keep the folder's mtime) at most once per ``[search]
-full_scan_seconds`` (spec/index.md, "Staleness rules"). Done by a search, that scan stalled
-one search a minute (about 0.9 s at 100k records against a p50 of 10 ms). A long-lived
+full_scan_seconds`` (spec/index.md, "Staleness rules"). Done by a search, that scan would
+stall one search a minute by far more than a search takes (bench/README.md, "Figures behind constants in the code"). A long-lived
 :class:`~mem.format.search.engine.Searcher` runs it in this background thread instead, with its own
 :class:`Store` (its own writer lock: the lock's depth count is per object, not per thread),
 yielding to searches: every ``PAUSE_EVERY`` files it waits while a search is running. What it

@@ -666,9 +666,9 @@ class LexicalIndex:
 
     def _meta_rows(self, keys: list[tuple[str, str]]) -> list[tuple[Any, ...]]:
         """``meta_of``'s state rows of ``keys`` (scope, id, then ``_META_COLUMNS``): one query
-        joining them, given as one JSON array, to the primary key (a search whose candidates
-        span 80 scopes made 80 queries, 1.6 ms), or one per scope where SQLite lacks its JSON
-        functions (built in since 3.38)."""
+        joining them, given as one JSON array, to the primary key (not one query per scope the
+        candidates span), or one per scope where SQLite lacks its JSON functions (built in since
+        3.38)."""
         import sqlite3
 
         db = self.db

@@ -153,8 +153,8 @@ _ROW_CONST = [i for i, c in enumerate(_ROW_TEMPLATE) if c != ord(".")]
 
 class FixedRows(Sequence[tuple[str, str]]):
     """The (id, digest) rows of a rows file of the layout ``build_vectors`` writes, read from its
-    text by offset instead of parsed (``read_rows``): a 60,000-row file parsed and turned into
-    tuples took 55-80 ms here, a one-shot search's longest step after loading the model."""
+    text by offset instead of parsed (``read_rows``): parsing a large rows file into tuples was a
+    one-shot search's longest step after loading the model (bench/README.md, "Figures behind constants in the code")."""
 
     __slots__ = ("_data", "_keys", "_n", "_text")
 
@@ -711,8 +711,8 @@ class VectorIndex:
 
     def _delta_stack(self, scope: str) -> tuple[list[str], list[str], Any]:
         """The scope's delta vectors (added since the build) as (ids, digests, matrix), stacked
-        once per state of the delta table (``_refresh_cache``), not at every search: 3,000 of
-        them, after as many ``mem add`` since a build, cost 7 ms a search stacked each time."""
+        once per state of the delta table (``_refresh_cache``), not at every search: stacking
+        them each time grew with every ``mem add`` since a build (bench/README.md, "Figures behind constants in the code")."""
         got = self._delta_stacks.get(scope)
         if got is None:
             import numpy as np
@@ -726,7 +726,7 @@ class VectorIndex:
     def _layout(self, scope: str, use_graph: bool) -> tuple[int, Any, Any, Quantized | None]:
         """(rows, graph or None, matrix or None, int8 rows or None) of the scope's main vectors, as
         ``prepare`` searches them: fixed for a generation, so looked up once per way of searching
-        (a store of 400 scopes spent 3.5 ms a search on these lookups)."""
+        (on a store of many scopes the lookups were a large share of a search: bench/README.md, "Figures behind constants in the code")."""
         got = self._layouts.get((scope, use_graph))
         if got is None:
             m = self.main(scope)
