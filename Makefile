@@ -49,12 +49,12 @@ RELIABILITY_QUICK := tests/reliability/test_rel_secrets.py tests/reliability/tes
 	tests/reliability/test_rel_forgetting.py tests/reliability/test_rel_scopes.py
 RELIABILITY_SLOW := $(filter-out $(RELIABILITY_QUICK),$(wildcard tests/reliability/test_rel_*.py))
 test-fast: $(STAMP)
-	$(BIN)/ruff check format cli mcpserver tests bench examples
+	$(BIN)/ruff check .
 	$(BIN)/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	$(BIN)/python -m pytest -n 2 -q -x -m "not slow and not model" $(addprefix --ignore=,$(RELIABILITY_SLOW))
 
 lint: $(STAMP)
-	$(BIN)/ruff check format cli mcpserver tests bench examples
+	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
@@ -64,13 +64,14 @@ pytest: $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 src/mem format cli mcpserver > /dev/null
 	$(BIN)/python -m pytest -n 2 -q
 
-# test-py3XX: a venv .venv3XX with that interpreter, mem installed editable with the dev extras
-# (an optional embedder without wheels for it is left out: its tests skip), the version subset.
+# test-py3XX: a venv .venv3XX with that interpreter, mem installed editable with the test extras
+# (not the linters or the optional embedders, whose tests skip: CI's time goes to the tests), the
+# version subset.
 .venv%/.installed-stamp: pyproject.toml
 	@test -n "$(PY$*)" || { echo "no python for .venv$* (set PY$*=/path/to/python)"; exit 2; }
 	$(PY$*) -m venv .venv$*
 	.venv$*/bin/python -m pip install --quiet --upgrade pip
-	.venv$*/bin/python -m pip install --quiet -e '.[dev]' || .venv$*/bin/python -m pip install --quiet -e '.[test]'
+	.venv$*/bin/python -m pip install --quiet -e '.[test]'
 	touch $@
 
 test-py312: .venv312/.installed-stamp
