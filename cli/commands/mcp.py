@@ -53,7 +53,8 @@ def register(app: typer.Typer) -> None:
         messages go to stderr. Example client configuration: examples/agents/.
         """
         from mem.format.store.store import Store
-        from mem.mcpserver.server import ScopedMemory, serve_stdio
+        from mem.mcpserver.memory import ScopedMemory
+        from mem.mcpserver.server import serve_stdio
 
         store = Store.open(store_dir or OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)
         memory = ScopedMemory(store, scope, remember_status=remember_as, read_only=read_only)
