@@ -1,0 +1,279 @@
+"""What a searcher holds open across searches: the lexical index (refreshed), the vector index
+(space-checked, backfilled), the embedding model, the worker pool, a long-lived searcher's
+background full scan; and the fusion setting it reads from config.toml. ``Searcher``
+(format/search/engine.py) builds on it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from mem.format.base.errors import (
+    EmbedderUnavailableError,
+    IndexUnavailableError,
+    InvalidInputError,
+    LockTimeoutError,
+    ReadOnlyStoreError,
+)
+from mem.format.model.record import Record
+from mem.format.search.relevance import VECTOR_WEIGHT
+from mem.format.store.store import RecordFilter, Store
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mem.format.embed import Embedder
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+
+#: The most records without a vector one search embeds (index/backlog.py: within about 100 ms
+#: of embedding); the rest are searched by the lexical arm and counted in ``unembedded``.
+BACKFILL_LIMIT: int | None = 32
+
+#: What a search of a store it cannot write says (spec/cli/search.md, "A read-only store").
+READ_ONLY_WARNING = ("the store is read-only here: the index was not refreshed, and results come from it as it "
+                     "is (changes since it was last updated may be missing or left out)")
+
+
+class SearcherResources:
+    """The indexes (and, once needed, the model) a searcher keeps open across searches."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        embedder: str | Embedder | None = None,
+        long_lived: bool = True,
+        backfill_limit: int | None = BACKFILL_LIMIT,
+    ) -> None:
+        from mem.format.index.common import PointerCache
+        from mem.format.index.derived import attach
+        from mem.format.index.vfilter import ColumnSet
+
+        self.store = store
+        attach(store)
+        self.long_lived = long_lived
+        #: a long-lived searcher's periodic full scan, in a background thread (format/index/fullscan.py)
+        self._scanner: Any = None
+        self.backfill_limit = backfill_limit
+        self._embedder_arg = embedder
+        self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
+        self._embedder_error: EmbedderUnavailableError | None = None
+        self._reranker: Any = None
+        self._reranker_error: EmbedderUnavailableError | None = None
+        self._lex: LexicalIndex | None = None
+        self._vec: VectorIndex | None = None
+        self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
+        self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
+        self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
+        self._pointers = PointerCache()  # the index pointers, parsed again only when their bytes change
+        self._columns = ColumnSet()  # _vector_masks: the state's columns of the scopes filtered so far
+        self._idf: tuple[Any, dict[str, float]] = (None, {})
+        self._records = str(store.records_dir)
+        self._pool: ThreadPoolExecutor | None = None
+        self._terms: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
+        #: (scope, id): (digest, the query terms looked up in its document, those it contains)
+        self._present: dict[tuple[str, str], tuple[str, frozenset[str], frozenset[str]]] = {}
+        self._fields: dict[tuple[str, str], tuple[Record, tuple[Any, ...]]] = {}  # _state_fields
+        #: wall-clock figures of the last search (bench/run.py reports them): total_ms and, when
+        #: the query was embedded, after_embedding_ms (from the moment its vector was ready)
+        self.last_timings: dict[str, float] = {}
+
+    # -- resources ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._scanner is not None:
+            self._scanner.stop()
+            self._scanner = None
+        self._close_indexes()
+
+    def _close_indexes(self) -> None:
+        if self._lex is not None:
+            self._lex.close()
+            self._lex = None
+        if self._vec is not None:
+            self._vec.close()
+            self._vec = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def _executor(self) -> ThreadPoolExecutor | None:
+        """Two worker threads for the vector and hybrid arms (None on a one-core machine).
+
+        The query is embedded while tantivy searches, and the vector arm searches scopes (or the
+        halves of one big product) at once: onnxruntime and BLAS release the GIL.
+        """
+        if self._pool is None and (os.cpu_count() or 1) >= 2:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mem-search")
+        return self._pool
+
+    def _lexical(self, warnings: list[str], scopes: Sequence[str] | None = None) -> LexicalIndex:
+        """The lexical index, refreshed (of the scopes a search is confined to, when given)."""
+        from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
+        from mem.format.index.derived import refresh
+        from mem.format.index.lexical import LexicalIndex, older_schema
+
+        idx_dir = self.store.index_dir
+        m = self._pointers.read(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        if m is None or older_schema(m):
+            try:
+                refresh(self.store)  # builds it (anew, when an older mem built it)
+            except ReadOnlyStoreError as exc:
+                raise ReadOnlyStoreError(
+                    f"the store is read-only here and has no search index this mem can use, so none can be "
+                    f"built ({exc.message})", path=idx_dir,
+                    hint="run `mem rebuild` where the store is writable, or search a writable copy") from None
+            m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+            if m is None or older_schema(m):
+                raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
+        if self._lex is None or self._lex.generation != m["generation"]:
+            if self._lex is not None:
+                self._lex.close()
+            self._lex = LexicalIndex.open(idx_dir)
+        elif self._lex.manifest != m:  # another writer changed it: see its commits
+            self._lex.manifest = m
+            self._lex.reload()
+        assert self._lex is not None
+        self._scopes_now = None
+        try:
+            # a long-lived searcher's periodic full scan runs in its background thread
+            st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes)
+            self._unreadable.update(st.unreadable)
+            self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
+        except LockTimeoutError:
+            warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
+        except ReadOnlyStoreError:
+            warnings.append(READ_ONLY_WARNING)
+        return self._lex
+
+    def configured_space(self) -> Any:
+        from mem.format.embed import configured_space
+
+        if self._embedder is not None:
+            return self._embedder.space
+        if isinstance(self._embedder_arg, str):
+            from mem.format.embed import space_of
+
+            return space_of(self._embedder_arg)
+        return configured_space(self.store.config)
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            if self._embedder_error is not None:
+                raise self._embedder_error
+            from mem.format.embed import choose, load_embedder
+
+            try:
+                quick = not self.long_lived  # one query or two: the model that answers one soonest
+                if isinstance(self._embedder_arg, str):
+                    self._embedder = load_embedder(self._embedder_arg, threads=choose(self.store.config).threads,
+                                                   quick_start=quick)
+                else:
+                    self._embedder = load_embedder(config=self.store.config, quick_start=quick)
+            except EmbedderUnavailableError as exc:
+                self._embedder_error = exc
+                raise
+        return self._embedder
+
+    def _vectors(self, lex: LexicalIndex) -> VectorIndex:
+        """The vector index, space-checked and backfilled. Raises when it cannot be used."""
+        from mem.format.index.common import VECTORS_KIND, VECTORS_POINTER, read_pointer
+        from mem.format.index.derived import backfill, create_empty_vectors
+        from mem.format.index.vectors import VectorIndex
+
+        idx_dir = self.store.index_dir
+        m = self._pointers.read(idx_dir, VECTORS_POINTER, VECTORS_KIND)
+        want = self.configured_space()
+        if m is None:
+            emb = self.embedder()
+            try:
+                create_empty_vectors(self.store, emb)
+            except ReadOnlyStoreError:
+                raise IndexUnavailableError(
+                    "the store has no vector index and is read-only here, so none can be made",
+                    path=idx_dir / VECTORS_POINTER, hint="run `mem rebuild` where the store is writable") from None
+            m = read_pointer(idx_dir, VECTORS_POINTER, VECTORS_KIND)
+            assert m is not None
+        if self._vec is None or self._vec.generation != m["generation"]:
+            if self._vec is not None:
+                self._vec.close()
+            self._vec = VectorIndex(idx_dir, m)
+        vec = self._vec
+        if vec.space != want:
+            raise EmbedderUnavailableError(
+                f"the vector index was built with {vec.space.describe()}, but the configured embedder "
+                f"is {want.describe()}: vectors of two embedding spaces are never compared",
+                path=idx_dir / VECTORS_POINTER,
+                hint="run `mem rebuild --vectors` to re-embed with the configured model",
+            )
+        # within a budget (a search never waits on a backlog); None: all of it, unbudgeted
+        budget = {} if self.backfill_limit is not None else {"budget_s": None}
+        try:
+            _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit, **budget)
+        except ReadOnlyStoreError:  # nothing can be written: the vectors as they are
+            from mem.format.index.backlog import missing_vectors
+
+            left = len(missing_vectors(lex, vec))
+        self._backfill_left = left
+        return vec
+
+    def _full_scanner(self) -> Any:
+        """The background full scan of this long-lived searcher, started at its first search."""
+        if self._scanner is None:
+            from mem.format.index.derived import FULL_SCAN_SECONDS
+            from mem.format.index.fullscan import FullScanner
+
+            try:
+                every = float(self.store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
+            except (TypeError, ValueError):
+                every = FULL_SCAN_SECONDS
+            self._scanner = FullScanner(self.store.root, every)
+            self._scanner.start()
+        return self._scanner
+
+    def _generations(self) -> tuple[str | None, str | None]:
+        """The generations the lexical and vector pointer files name right now (None: unreadable)."""
+        from mem.format.index.common import LEXICAL_POINTER, VECTORS_POINTER
+
+        idx = self.store.index_dir
+        return self._pointers.generation(idx, LEXICAL_POINTER), self._pointers.generation(idx, VECTORS_POINTER)
+
+    def _vector_masks(self, lex: LexicalIndex, vec: VectorIndex, scopes: Sequence[str], flt: RecordFilter,
+                      ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Per scope, the main and the delta vector rows ``flt`` may accept (``index.vfilter``):
+        the main rows' from the state's columns kept by a long-lived searcher (``ColumnSet``), or
+        selected by SQLite for a one-shot search alone (``direct_keep``); the delta rows' from
+        their state rows (``delta_keep``)."""
+        from mem.format.index.vfilter import delta_keep, direct_keep
+
+        if self.long_lived:
+            self._columns.sync(lex, vec)
+        keep: dict[str, Any] = {}
+        deltas: dict[str, Any] = {}
+        for scope in scopes:
+            if vec.exact_rows(scope, self.long_lived):
+                keep[scope] = (self._columns.keep(lex, vec, scope, flt) if self.long_lived
+                               else direct_keep(lex, vec, scope, flt))
+            ids = vec.delta_ids(scope)
+            if ids:
+                deltas[scope] = delta_keep(lex, scope, ids, flt)
+        return keep, deltas
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def _fusion(self) -> tuple[str, float]:
+        conf = self.store.config.search
+        how = str(conf.get("fusion", "convex"))
+        if how not in ("convex", "rrf"):
+            raise InvalidInputError(f"[search] fusion = {how!r} is not convex or rrf",
+                                    path=self.store.root / "config.toml")
+        try:
+            w = float(conf.get("vector_weight", VECTOR_WEIGHT))
+        except (TypeError, ValueError):
+            raise InvalidInputError("[search] vector_weight is not a number",
+                                    path=self.store.root / "config.toml") from None
+        return how, min(1.0, max(0.0, w))
