@@ -1,5 +1,5 @@
-"""The vector scan shared by two threads (format/index/vectors.py ``Scan``; format/search/engine.py
-``_Handoff``): a long-lived searcher posts its scan before the query's vector is ready, the pool
+"""The vector scan shared by two threads (format/index/vectors.py ``Scan``; format/search/handoff.py
+``Handoff``): a long-lived searcher posts its scan before the query's vector is ready, the pool
 thread that embeds the query starts it at once, and the searching thread joins when its lexical
 work is done. Results equal one thread's; an error on either thread is raised, never a hang."""
 
