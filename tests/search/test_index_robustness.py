@@ -283,11 +283,11 @@ def _as_json(data: bytes) -> object:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_ID, _DIGEST), max_size=40))
 def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> None:
-    from mem.format.index import vectors
+    from mem.format.index import vecmain
     from mem.format.index.vectors import FixedRows, read_rows
 
     data = json.dumps([[i, d] for i, d in rows]).encode()  # as build_vectors writes them
-    with mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):  # read by offset, however few
+    with mock.patch.object(vecmain, "_FIXED_ROWS_MIN", 1):  # read by offset, however few
         got = read_rows(data)
     assert isinstance(got, FixedRows) == bool(rows)
     small = read_rows(data)  # fewer rows than _FIXED_ROWS_MIN: parsed as JSON, the same rows
@@ -304,7 +304,7 @@ def test_rows_read_by_offset_are_the_json_rows(rows: list[tuple[str, str]]) -> N
 def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[str, str]], data: st.DataObject) -> None:
     """A byte changed (or cut out) anywhere: the fast reading gives what json gives, or the
     file is refused as json would refuse it; never other rows."""
-    from mem.format.index import vectors
+    from mem.format.index import vecmain
     from mem.format.index.vectors import read_rows
 
     raw = bytearray(json.dumps([[i, d] for i, d in rows]).encode())
@@ -316,10 +316,10 @@ def test_rows_damaged_anywhere_read_as_json_reads_them_or_fail(rows: list[tuple[
     try:
         want = _as_json(bytes(raw))
     except (ValueError, TypeError, AssertionError, UnicodeDecodeError):
-        with pytest.raises((ValueError, TypeError)), mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):
+        with pytest.raises((ValueError, TypeError)), mock.patch.object(vecmain, "_FIXED_ROWS_MIN", 1):
             read_rows(bytes(raw))
         return
-    with mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):  # read by offset, however few
+    with mock.patch.object(vecmain, "_FIXED_ROWS_MIN", 1):  # read by offset, however few
         assert list(read_rows(bytes(raw))) == want
 
 
@@ -343,26 +343,26 @@ def test_row_lookup_by_id_is_the_maps(rows: list[tuple[str, str]], in_order: boo
     row map) gives what the map gives: the last row of an id, None for an id without one."""
     import tempfile
 
-    from mem.format.index import vectors
+    from mem.format.index import vecmain
 
     if in_order:
         rows = sorted(rows)
     want = {rid: i for i, (rid, _d) in enumerate(rows)}
-    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(vectors, "_FIXED_ROWS_MIN", 1):
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(vecmain, "_FIXED_ROWS_MIN", 1):
         Path(tmp, "s.rows").write_text(json.dumps([[i, d] for i, d in rows]), "utf-8")
-        m = vectors._ScopeMain(Path(tmp), "s")  # rows read by offset, however few
+        m = vecmain.ScopeMain(Path(tmp), "s")  # rows read by offset, however few
         asked = [rid for rid, _d in rows] + others + ["", "x" * 26, "é" * 13, rows[0][0].lower()]
         assert [m.find(rid) for rid in asked] == [want.get(rid) for rid in asked]
 
 
 def test_row_lookup_builds_the_map_after_many_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem.format.index import vectors
+    from mem.format.index import vecmain
 
-    monkeypatch.setattr(vectors, "_FIND_BEFORE_POS", 3)
-    monkeypatch.setattr(vectors, "_FIXED_ROWS_MIN", 1)  # rows read by offset, however few
+    monkeypatch.setattr(vecmain, "_FIND_BEFORE_POS", 3)
+    monkeypatch.setattr(vecmain, "_FIXED_ROWS_MIN", 1)  # rows read by offset, however few
     ids = [f"01JD3Z8Q4T6W00000000000{i:03d}" for i in range(5)]
     (tmp_path / "s.rows").write_text(json.dumps([[i, "sha256:" + "a" * 64] for i in ids]), "utf-8")
-    m = vectors._ScopeMain(tmp_path, "s")
+    m = vecmain.ScopeMain(tmp_path, "s")
     assert [m.find(i) for i in ids[:3]] == [0, 1, 2] and m._pos is None  # binary searches
     assert m.find(ids[4]) == 4 and m._pos is not None and m.find("nope") is None  # then the map
 

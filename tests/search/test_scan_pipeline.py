@@ -1,4 +1,4 @@
-"""The vector scan shared by two threads (format/index/vectors.py ``Scan``; format/search/handoff.py
+"""The vector scan shared by two threads (format/index/vecscan.py ``Scan``; format/search/handoff.py
 ``Handoff``): a long-lived searcher posts its scan before the query's vector is ready, the pool
 thread that embeds the query starts it at once, and the searching thread joins when its lexical
 work is done. Results equal one thread's; an error on either thread is raised, never a hang."""
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import mem.format.index.vectors as vmod
+import mem.format.index.vecscan as vmod
 from mem.format.embed import load_embedder
 from mem.format.index.derived import attach, compact
 from mem.format.search.engine import Searcher, open_searcher

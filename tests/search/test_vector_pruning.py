@@ -1,4 +1,4 @@
-"""Pruned exact vector search (format/index/vectors.py: exact_top with int8-quantized rows) returns
+"""Pruned exact vector search (format/index/vecscan.py: exact_top with int8-quantized rows) returns
 the exact top k: property tests against the plain product (low-rank and full-rank data, ties,
 spiky and zero rows, un-normalized queries, memory maps, a thread pool), the layout of a built
 generation, generations built before the int8 rows (``proj`` manifests), damaged files."""
@@ -18,7 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mem.format.index.vectors as vmod
+import mem.format.index.vecmain as vmain
+import mem.format.index.vecquant as vquant
+import mem.format.index.vecscan as vscan
 from mem.format.base.errors import IndexUnavailableError, InvalidInputError
 from mem.format.embed import space_of
 from mem.format.index.vectors import (
@@ -114,16 +116,16 @@ def test_q8_pruned_equals_plain_product(pool: ThreadPoolExecutor, case: tuple[np
             for name, arr in (("mat", mat), ("z", quant.z), ("scale", quant.scale)):
                 np.save(Path(tmp) / f"{name}.npy", arr)
             m, z, s = (np.load(Path(tmp) / f"{name}.npy", mmap_mode="r") for name in ("mat", "z", "scale"))
-            quant = vmod.Quantized(z, s, quant.norm)
+            quant = vscan.Quantized(z, s, quant.norm)
         else:
             m = mat
         # with threads: small parts, shared between two threads from any total cost
-        with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0 if threads else vmod.SPLIT_MIN_ROWS), \
-                mock.patch.object(vmod, "PIECE_ROWS", 97 if threads else vmod.PIECE_ROWS):
+        with mock.patch.object(vscan, "SPLIT_MIN_ROWS", 0 if threads else vscan.SPLIT_MIN_ROWS), \
+                mock.patch.object(vscan, "PIECE_ROWS", 97 if threads else vscan.PIECE_ROWS):
             if packed:  # numkong's packed product, in parts: the same integers
-                quant = dataclasses.replace(quant, packed=vmod.pack_rows(quant.z))
+                quant = dataclasses.replace(quant, packed=vscan.pack_rows(quant.z))
                 assert [(lo, hi) for lo, hi, _p in quant.packed] == [
-                    (lo, min(n, lo + vmod.PIECE_ROWS)) for lo in range(0, n, vmod.PIECE_ROWS)]
+                    (lo, min(n, lo + vscan.PIECE_ROWS)) for lo in range(0, n, vscan.PIECE_ROWS)]
             p = pool if threads else None
             if want <= n:
                 # every row of the plain top (all rows tied with the want-th) is a candidate
@@ -155,12 +157,12 @@ def test_jobs_shared_between_two_threads_answer_as_one(pool: ThreadPoolExecutor,
         mat = _clustered(rng, n, dim, 4) if n else np.zeros((0, dim), dtype=np.float32)
         quant = quantize(mat) if n and i % 2 == 0 else None
         if quant is not None and packed:
-            with mock.patch.object(vmod, "PIECE_ROWS", piece):
-                quant = dataclasses.replace(quant, packed=vmod.pack_rows(quant.z))
+            with mock.patch.object(vscan, "PIECE_ROWS", piece):
+                quant = dataclasses.replace(quant, packed=vscan.pack_rows(quant.z))
         jobs.append((mat, quant, min(wants[i], n + 3)))
-    with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0), mock.patch.object(vmod, "PIECE_ROWS", piece):
-        shared = vmod.exact_tops(jobs, q, pool)
-    alone = vmod.exact_tops(jobs, q, None)
+    with mock.patch.object(vscan, "SPLIT_MIN_ROWS", 0), mock.patch.object(vscan, "PIECE_ROWS", piece):
+        shared = vscan.exact_tops(jobs, q, pool)
+    alone = vscan.exact_tops(jobs, q, None)
     for (mat, _qz, want), got, ref in zip(jobs, shared, alone, strict=True):
         if len(mat):
             _assert_same_top(mat, q, want, got)
@@ -174,17 +176,17 @@ def test_an_error_in_the_pool_share_is_raised(pool: ThreadPoolExecutor, monkeypa
     rng = np.random.default_rng(5)
     mat = _clustered(rng, 3000, 16, 4)
     quant = quantize(mat)
-    fill = vmod._Exact.fill
+    fill = vscan._Exact.fill
 
     def failing(self: object, lo: int, hi: int, packed: object) -> None:
         if lo >= 1500:
             raise MemoryError("no memory for this part")
         fill(self, lo, hi, packed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(vmod._Exact, "fill", failing)
-    with mock.patch.object(vmod, "SPLIT_MIN_ROWS", 0), mock.patch.object(vmod, "PIECE_ROWS", 500), \
+    monkeypatch.setattr(vscan._Exact, "fill", failing)
+    with mock.patch.object(vscan, "SPLIT_MIN_ROWS", 0), mock.patch.object(vscan, "PIECE_ROWS", 500), \
             pytest.raises(MemoryError, match="no memory"):
-        vmod.exact_tops([(mat, quant, 10), (mat, None, 10)], mat[0], pool)
+        vscan.exact_tops([(mat, quant, 10), (mat, None, 10)], mat[0], pool)
 
 
 @settings(max_examples=80, deadline=None)
@@ -196,7 +198,7 @@ def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np
     mat, q, want = case
     quant = quantize(mat)
     assert quant is not None
-    qq = vmod._Query.of(q)
+    qq = vscan._Query.of(q)
     if qq is None or not 0 < want < len(mat):
         return
     got, ref = _candidates_and_plain_rule(mat, q, want, quant, qq)
@@ -204,10 +206,10 @@ def test_candidates_are_the_rows_one_pass_over_the_bounds_selects(case: tuple[np
 
 
 def _candidates_and_plain_rule(mat: np.ndarray, q: np.ndarray, want: int, quant: Quantized,
-                               qq: vmod._Query) -> tuple[np.ndarray, np.ndarray]:
+                               qq: vscan._Query) -> tuple[np.ndarray, np.ndarray]:
     """A job's candidates, and the rows one pass over all its bounds selects: T the want-th
     largest lower bound, then every row whose float32 upper bound reaches T - 2 (b + margin)."""
-    plan = vmod._Exact(mat, want, quant)
+    plan = vscan._Exact(mat, want, quant)
     plan.set_query(q, qq)
     for part in plan.parts():
         plan.fill(*part)
@@ -226,7 +228,7 @@ def test_candidates_of_big_scopes_match_the_plain_rule() -> None:
         quant = quantize(mat)
         assert quant is not None
         for q in (mat[1], _unit(rng.standard_normal(32)), mat[2] * 3.0):
-            qq = vmod._Query.of(q)
+            qq = vscan._Query.of(q)
             assert qq is not None
             got, ref = _candidates_and_plain_rule(mat, q, want, quant, qq)
             np.testing.assert_array_equal(got, ref)
@@ -243,7 +245,7 @@ def test_pruning_rules_out_most_rows_of_clustered_data(pool: ThreadPoolExecutor,
     for name, arr in (("mat", mat), ("z", quant.z), ("scale", quant.scale)):
         np.save(tmp_path / f"{name}.npy", arr)
     mm, zm, sm = (np.load(tmp_path / f"{name}.npy", mmap_mode="r") for name in ("mat", "z", "scale"))
-    mapped = vmod.Quantized(zm, sm, quant.norm)
+    mapped = vscan.Quantized(zm, sm, quant.norm)
     counts = []
     for i in range(20):
         q = _unit(rng.standard_normal(96)) if i % 2 else _unit(mat[i] + 0.2 * rng.standard_normal(96))
@@ -380,34 +382,34 @@ def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     """auto packs the rows when the packed product measured faster (once per dimension); a bad
     MEM_Q8_KERNEL is an error naming the variable."""
     z = np.random.default_rng(1).integers(-127, 128, size=(300, 16), dtype=np.int8)
-    measure = vmod._measure_packed
+    measure = vquant._measure_packed
     calls: list[int] = []
     monkeypatch.delenv("MEM_Q8_KERNEL", raising=False)
-    monkeypatch.setattr(vmod, "_has_int8_dot", lambda: False)  # a CPU not known to have them: measured
+    monkeypatch.setattr(vquant, "_has_int8_dot", lambda: False)  # a CPU not known to have them: measured
     for faster in (True, False):
-        monkeypatch.setattr(vmod, "_PACKED_FASTER", {})
-        monkeypatch.setattr(vmod, "_measure_packed", lambda dim, faster=faster: calls.append(dim) or faster)
-        assert (vmod.packed_rows(z) is not None) == faster
-        assert (vmod.packed_rows(z) is not None) == faster  # measured once
+        monkeypatch.setattr(vquant, "_PACKED_FASTER", {})
+        monkeypatch.setattr(vquant, "_measure_packed", lambda dim, faster=faster: calls.append(dim) or faster)
+        assert (vquant.packed_rows(z) is not None) == faster
+        assert (vquant.packed_rows(z) is not None) == faster  # measured once
     assert calls == [16, 16]
-    monkeypatch.setattr(vmod, "_has_int8_dot", lambda: True)  # int8 dot-product instructions: packed, unmeasured
-    monkeypatch.setattr(vmod, "_PACKED_FASTER", {})
-    assert vmod.packed_rows(z) is not None and calls == [16, 16]
+    monkeypatch.setattr(vquant, "_has_int8_dot", lambda: True)  # int8 dot-product instructions: packed, unmeasured
+    monkeypatch.setattr(vquant, "_PACKED_FASTER", {})
+    assert vquant.packed_rows(z) is not None and calls == [16, 16]
     monkeypatch.setenv("MEM_Q8_KERNEL", "inner")
-    assert vmod.packed_rows(z) is None
+    assert vquant.packed_rows(z) is None
     monkeypatch.setenv("MEM_Q8_KERNEL", "Packed")
-    got = vmod.packed_rows(z)  # packed though measured slower
+    got = vquant.packed_rows(z)  # packed though measured slower
     assert got is not None and [(lo, hi) for lo, hi, _p in got] == [(0, 300)]
-    assert vmod.packed_rows(z[:0]) is None
+    assert vquant.packed_rows(z[:0]) is None
     monkeypatch.setenv("MEM_Q8_KERNEL", "fast")
     with pytest.raises(InvalidInputError, match="MEM_Q8_KERNEL='fast'"):
-        vmod.packed_rows(z)
+        vquant.packed_rows(z)
     assert calls == [16, 16]
     assert isinstance(measure(16, rows=700, rounds=1), bool)  # the real measurement runs
     import numkong
 
     caps = numkong.get_capabilities()
-    assert vmod._has_int8_dot() == any(caps.get(n) for n in vmod.INT8_DOT_CAPABILITIES)
+    assert vquant._has_int8_dot() == any(caps.get(n) for n in vquant.INT8_DOT_CAPABILITIES)
 
 
 def test_generation_built_before_q8_searches_with_the_plain_product(tmp_path: Path) -> None:
@@ -586,17 +588,17 @@ def test_small_matrices_read_whole_are_what_np_load_reads(n: int, dim: int, seed
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "m.npy"
         np.save(p, mat)
-        got = vmod._read_small_matrix(p, (n, dim))
+        got = vmain._read_small_matrix(p, (n, dim))
         assert got is not None and got.dtype == np.float32 and got.shape == (n, dim)
         np.testing.assert_array_equal(got, np.load(p))
-        assert vmod._read_small_matrix(p, (n + 1, dim)) is None  # another shape
+        assert vmain._read_small_matrix(p, (n + 1, dim)) is None  # another shape
         np.save(p, mat.astype(np.float64))
-        assert vmod._read_small_matrix(p, (n, dim)) is None
+        assert vmain._read_small_matrix(p, (n, dim)) is None
         np.save(p, np.asfortranarray(mat) if n > 1 and dim > 1 else mat.reshape(1, n, dim))
-        assert vmod._read_small_matrix(p, (n, dim)) is None
+        assert vmain._read_small_matrix(p, (n, dim)) is None
         np.save(p, mat)
         p.write_bytes(p.read_bytes()[:-4])  # truncated
-        assert vmod._read_small_matrix(p, (n, dim)) is None
+        assert vmain._read_small_matrix(p, (n, dim)) is None
 
 
 @pytest.mark.parametrize("how", ["float64", "truncated", "shape", "garbage"])
