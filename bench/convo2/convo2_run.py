@@ -1,0 +1,216 @@
+"""Run the second conversational benchmark (bench/convo2): turn recall@5/@10 and MRR per search
+mode and question kind, plain BM25 beside them, and how many unanswerable questions get nothing.
+
+**A test set only: never tune a search constant, weight, floor or threshold on it** (see
+convo2_generate.py). It checks whether the ranking fitted on bench/convo's development half holds
+on chats written independently of that generator. ``--ablate`` switches stage 2's terms off one at
+a time to *read* what each contributes here; it is analysis, and its results must not be used to
+set the terms.
+
+The harness is bench/convo/convo_run.py's, imported, not copied: :func:`prepare` hands that
+runner's ``prepare`` this generator's data (the same record layout: every turn one ``episode`` in
+its conversation's scope, ``valid_from`` = its session's time, speaker, conversation, session and
+turn id in ``source``; imported with mem's JSON Lines importer, vectors built with the embedder),
+and the measuring, the BM25 reference, the floors and the tables are its ``_measure``, ``tables``
+and ``_dump``. Modes: ``bm25`` (reference), ``lexical``, ``vector``, ``hybrid`` (the default
+search) and ``reranked`` (hybrid with ``rerank=True``), each also under MCP ``recall``'s default
+floor (``<mode>@floor``): the "no answer: empty" column counts the unanswerable questions that then
+get no hit at all.
+
+The store is built once under ``/tmp/mem-convo2-bench/`` (``MEM_CONVO2_CACHE``) and reused.
+
+    MEM_EMBEDDER=minilm .venv/bin/python bench/convo2/convo2_run.py            # the tables
+    .venv/bin/python bench/convo2/convo2_run.py --misses 4 --modes hybrid       # misses, with --explain
+    .venv/bin/python bench/convo2/convo2_run.py --ablate                        # stage 2's terms, one by one
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "convo"))
+
+import convo2_generate as gen  # noqa: E402
+import convo_run  # noqa: E402
+
+from mem.format.search.evaluate import DEFAULT_KS  # noqa: E402
+
+CACHE = Path(os.environ.get("MEM_CONVO2_CACHE", "/tmp/mem-convo2-bench"))
+SPLITS = (gen.SPLIT,)
+
+
+def prepare(provider: str = "minilm", *, fresh: bool = False, conversations: int = gen.CONVERSATIONS,
+            cache: Path | None = None, log: Any = None) -> convo_run.Prepared:
+    """The cached store of this benchmark, built by bench/convo's ``prepare`` from this data."""
+    # convo_run.prepare reads its data through its module's ``dataset``: hand it ours for the call
+    # (the layout its import_lines expects: conversations with scope, sessions with index and
+    # date, turns with id, speaker and text), then put its own back.
+    own = convo_run.dataset
+    convo_run.dataset = gen.dataset  # type: ignore[attr-defined]
+    try:
+        return convo_run.prepare(provider, seed=gen.SEED, fresh=fresh, conversations=conversations,
+                                 cache=cache or CACHE, log=log)
+    finally:
+        convo_run.dataset = own  # type: ignore[attr-defined]
+
+
+def measure(prep: convo_run.Prepared, *, modes: list[str] | None = None, floor: float | None = None,
+            keep_hits: bool = False) -> dict[str, Any]:
+    return convo_run._measure(prep, SPLITS, ks=DEFAULT_KS, modes=modes, min_score=floor, search_kwargs=None,
+                              keep_hits=keep_hits)
+
+
+@contextlib.contextmanager
+def ablated(term: str) -> Iterator[None]:
+    """Stage 2 with one term switched off, for reading what it contributes (never for setting it):
+    ``speaker`` (a hit's speaker named by the question), ``when`` (a hit that says when, for a
+    "when" question) or ``stage2`` (both: stage 1's order)."""
+    from mem.format.search import relevance
+
+    saved = (relevance.name_match, relevance.time_match)
+    if term in ("speaker", "stage2"):
+        relevance.name_match = lambda reading, speaker: 0.0  # type: ignore[assignment]
+    if term in ("when", "stage2"):
+        relevance.time_match = lambda reading, text: 0.0  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        relevance.name_match, relevance.time_match = saved  # type: ignore[assignment]
+
+
+def ablation(prep: convo_run.Prepared) -> dict[str, Any]:
+    """Hybrid (default) search with stage 2 as it is and with each of its terms off."""
+    out: dict[str, Any] = {}
+    for term in ("none", "speaker", "when", "stage2"):
+        with ablated(term) if term != "none" else contextlib.nullcontext():
+            m = measure(prep, modes=["hybrid"])
+        out[term] = m[gen.SPLIT]["modes"]["hybrid"]
+    return out
+
+
+def ablation_table(ab: dict[str, Any]) -> str:
+    kinds = [k for k in convo_run.KINDS if k != "unanswerable"]
+    lines = ["| hybrid, stage 2 | R@5 | R@10 | MRR | " + " | ".join(f"{k} R@10 / MRR" for k in kinds) + " |",
+             "|---|---|---|---|" + "---|" * len(kinds)]
+    label = {"none": "as shipped (speaker + when)", "speaker": "speaker term off", "when": "\"when\" term off",
+             "stage2": "stage 2 off (stage 1 order)"}
+    for term, r in ab.items():
+        a = r["all"]
+        row = [label[term], *(f"{a[x]:.3f}" for x in ("recall@5", "recall@10", "mrr"))]
+        row += [f"{r['kinds'][k]['recall@10']:.3f} / {r['kinds'][k]['mrr']:.3f}" for k in kinds]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def misses(prep: convo_run.Prepared, per_kind: int, mode: str = "hybrid", depth: int = 50) -> str:
+    """A sample of questions whose evidence is not in the top 10 of ``mode``, per kind: the
+    evidence turns, where they rank in the top ``depth`` and why (``explain``), and what outranked
+    them."""
+    import random
+
+    from mem.format.search.engine import Searcher
+    from mem.format.store.store import Store
+
+    turn = {t["id"]: (t["speaker"], t["text"], s["date"][:10]) for c in prep.data["conversations"]
+            for s in c["sessions"] for t in s["turns"]}
+    rng = random.Random("convo2-misses")
+    out: list[str] = []
+    with Searcher(Store.open(prep.store_dir), embedder=prep.provider) as s:
+        for kind in [k for k in convo_run.KINDS if k != "unanswerable"]:
+            qs = [(c, q) for c in prep.data["conversations"] for q in c["questions"] if q["kind"] == kind]
+            found: list[str] = []
+            total = 0
+            for c, q in qs:
+                res = s.search(q["question"], scopes=[c["scope"]], k=depth, mode=mode, explain=True,
+                               rerank=(mode == "reranked"))
+                ids = [prep.turn_of.get(h.id, h.id) for h in res.hits]
+                ev = set(q["evidence"])
+                if ev & set(ids[:10]) == ev:
+                    continue
+                total += 1
+                lines = [f"- **{q['id']}** \"{q['question']}\" (answer: {q['answer']})"]
+                for tid in q["evidence"]:
+                    rank = ids.index(tid) + 1 if tid in ids else None
+                    sp, text, _day = turn[tid]
+                    ex = res.hits[rank - 1].explain if rank else None
+                    lines.append(f"  - evidence {tid} rank {rank or f'>{depth}'}: {sp}: \"{text}\" {_why(ex)}")
+                for i, h in enumerate(res.hits[:3], 1):
+                    sp, text, _day = turn.get(prep.turn_of.get(h.id, h.id), ("?", h.content, "?"))
+                    lines.append(f"  - #{i} {prep.turn_of.get(h.id, h.id)}: {sp}: \"{text}\" {_why(h.explain)}")
+                found.append("\n".join(lines))
+            out.append(f"\n#### {kind}: {total} of {len(qs)} questions miss evidence in the top 10 ({mode})\n")
+            out.extend(rng.sample(found, min(per_kind, len(found))))
+    return "\n".join(out)
+
+
+def _why(ex: dict[str, Any] | None) -> str:
+    if not ex:
+        return ""
+    parts = []
+    for key in ("cosine", "coverage", "relevance"):
+        if isinstance(ex.get(key), (int, float)):
+            parts.append(f"{key} {ex[key]:.3f}")
+    sp = ex.get("speaker")
+    if isinstance(sp, dict):
+        parts.append(f"named {sp.get('named')}, says_when {sp.get('says_when')}")
+    return "(" + ", ".join(parts) + ")" if parts else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="The second conversational benchmark (a test set; see the docstring).")
+    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--modes", help="comma-separated subset of lexical,vector,hybrid,reranked")
+    ap.add_argument("--min-score", default="default",
+                    help="the floor each mode is also run with: 'default' (MCP recall's), a number, or 'none'")
+    ap.add_argument("--fresh", action="store_true", help="build the cached store again")
+    ap.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    ap.add_argument("--dump", type=Path, help="write every question's hits per mode (JSON Lines)")
+    ap.add_argument("--misses", type=int, metavar="N", help="print N misses per kind with --explain's evidence")
+    ap.add_argument("--ablate", action="store_true", help="hybrid with each of stage 2's terms off (analysis only)")
+    args = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr)
+
+    prep = prepare(args.embedder, fresh=args.fresh, log=log)
+    st = gen.stats(prep.data)
+    print(f"convo2 generator v{gen.VERSION} seed {gen.SEED} digest {st['digest']}: {st['conversations']} "
+          f"conversations, {st['sessions']} sessions, {st['turns']} turns, {st['questions']} questions "
+          f"{st['kinds']} {st['traps']}; embedder {args.embedder}; store {prep.store_dir}")
+    if args.misses:
+        mode = (args.modes or "hybrid").split(",")[0]
+        print(misses(prep, args.misses, mode))
+        return 0
+    if args.ablate:
+        ab = ablation(prep)
+        print(json.dumps(ab, indent=1) if args.json else ablation_table(ab))
+        return 0
+    floor = (convo_run.default_floor() if args.min_score == "default" else
+             None if args.min_score == "none" else float(args.min_score))
+    m = measure(prep, modes=args.modes.split(",") if args.modes else None, floor=floor,
+                keep_hits=args.dump is not None)
+    if args.dump is not None:
+        convo_run._dump(prep, m, args.dump)
+    if args.json:
+        print(json.dumps(m, indent=1))
+        return 0
+    s = m["setup"]
+    part = m[gen.SPLIT]
+    print(f"modes {','.join(s['modes'])}, floor {s['min_score']} ({s['floor']}); "
+          f"{part['questions']} questions in {part['seconds']} s")
+    print(convo_run.tables(m).replace(f"**{gen.SPLIT}**", "**convo2 (test set)**")
+          .replace(f"Per kind ({gen.SPLIT})", "Per kind (convo2)"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
