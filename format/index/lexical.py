@@ -13,7 +13,6 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,14 +35,14 @@ from mem.format.index.lexread import (
     TANTIVY_ERRORS as TANTIVY_ERRORS,  # re-exported (one definition)
 )
 from mem.format.index.lexread import open_index, run_query
-from mem.format.model.record import STATUSES, Record, canonical_body
-from mem.format.rules.ids import is_id, is_kind, is_scope
+from mem.format.model.record import Record
 from mem.format.rules.lexicon import CONTENT_TOKENIZER, content_analyzer, nfc
 from mem.format.rules.lexicon import (
     SCHEMA_VERSION as SCHEMA_VERSION,  # re-exported (one definition)
 )
 from mem.format.rules.lexicon import query_words as query_words  # re-exported (one definition)
-from mem.format.rules.timeutil import epoch_ms, format_time, is_canonical_form, now
+from mem.format.rules.recordtext import canonical_body, canonical_pattern, scan_canonical
+from mem.format.rules.timeutil import epoch_ms, format_time, now
 
 if TYPE_CHECKING:
     import sqlite3
@@ -106,109 +105,22 @@ class DocFields(NamedTuple):
                    _ms(rec.recorded_at), _ms(rec.valid_from), _ms(rec.valid_to), float(rec.confidence))
 
 
-_WANT = frozenset(("id", "scope", "kind", "status", "confidence", "tags", "valid_from", "valid_to", "recorded_at"))
-#: The canonical layout (dump_frontmatter's order) up to recorded_at, then lines that are none of
-#: the keys the index reads, up to the first ``---`` line: a text it matches is one the line scan
-#: of fast_fields reads the same way (each key once, the value after the first ": "), in one match.
-_CANONICAL = re.compile(
-    "---\n"
-    "id: ([^\n]*)\n"
-    "scope: ([^\n]*)\n"
-    "kind: ([^\n]*)\n"
-    "status: ([^\n]*)\n"
-    "confidence: ([^\n]*)\n"
-    "(?:tags: ([^\n]*)\n)?"
-    "(?:valid_from: ([^\n]*)\n)?"
-    "(?:valid_to: ([^\n]*)\n)?"
-    "recorded_at: ([^\n]*)\n"
-    f"(?:(?!---\n|(?:{'|'.join(sorted(_WANT))})[ \t]*(?::|\n))[^\n]*\n)*"
-    "---\n"
-)
-_json_value = json.JSONDecoder().decode  # json.loads without its wrapper
-
-
-def _fast_ms(v: str | None) -> int | None:
-    if v is None:
-        return -1
-    if not is_canonical_form(v):  # the canonical time (timeutil's rule); fromisoformat checks the calendar
-        return None
-    return epoch_ms(_dt.datetime.fromisoformat(v))
-
-
-def _scan_lines(text: str) -> tuple[dict[str, str], int] | None:
-    """The values of the keys the index reads, and where the body starts (line by line)."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return None
-    vals: dict[str, str] = {}
-    for line in text[4:end].split("\n"):
-        if not line or line[0] == " ":
-            continue
-        k, sep, v = line.partition(": ")
-        if k in _WANT:
-            if not sep or k in vals:
-                return None
-            vals[k] = v
-        elif line.partition(":")[0].rstrip(" \t") in _WANT:
-            return None  # "tags:" with a block list below, "kind : x": the full parser reads it
-    return vals, end + 5
+canonical_pattern()  # compiled before any worker is forked (workers share it)
 
 
 def fast_fields(raw: bytes) -> DocFields | None:
-    """The index fields of a record file in the canonical layout, or None (use the full parser).
-
-    A scanner for the keys the index needs (one regular expression for the canonical layout,
-    else line by line); anything unusual returns None. It does not validate the whole record:
-    every search hit is re-read with the full parser anyway.
-    """
+    """The index fields of a record file in the canonical layout, read by the rules layer's
+    reader (:func:`mem.format.rules.recordtext.scan_canonical`), or None: a file it leaves to the
+    full reader (hand-written YAML, extension keys, anything it might read differently)."""
     try:
-        text = raw.decode("utf-8")
+        f = scan_canonical(raw.decode("utf-8"))
     except UnicodeDecodeError:
         return None
-    m = _CANONICAL.match(text)
-    if m is not None:
-        rid, scope, kind, status, conf_raw, tags_raw, vf_raw, vt_raw, rec_raw = m.groups()
-        body = text[m.end():]
-    else:
-        scanned = _scan_lines(text)
-        if scanned is None:
-            return None
-        vals, at = scanned
-        try:
-            rid, scope, kind, status, rec_raw = vals["id"], vals["scope"], vals["kind"], vals["status"], vals["recorded_at"]
-        except KeyError:
-            return None
-        conf_raw, tags_raw = vals.get("confidence", "1.0"), vals.get("tags")
-        vf_raw, vt_raw = vals.get("valid_from"), vals.get("valid_to")
-        body = text[at:]
-    if not body or canonical_body(body) != body:
+    if f is None:
         return None
-    try:
-        if scope.startswith('"'):
-            scope = _json_value(scope)
-        if kind.startswith('"'):  # the canonical form quotes kinds YAML would misread (yes, n)
-            kind = _json_value(kind)
-        tags: tuple[str, ...] = ()
-        if tags_raw is not None:
-            t = _json_value(tags_raw)
-            if not isinstance(t, list) or not all(isinstance(x, str) for x in t):
-                return None
-            tags = tuple(t)
-        conf = float(conf_raw)
-        rec_ms = _fast_ms(rec_raw)
-        vf, vt = _fast_ms(vf_raw), _fast_ms(vt_raw)
-    except ValueError:
-        return None
-    if rec_ms is None or vf is None or vt is None or status not in STATUSES or not is_id(rid):
-        return None
-    if not isinstance(scope, str) or not (0.0 <= conf <= 1.0):
-        return None
-    if not is_scope(scope) or not isinstance(kind, str) or not is_kind(kind):
-        return None  # quoted another way, a comment, a YAML form: the full parser decides
-    digest = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
-    return DocFields(rid, scope, kind, status, tags, digest, body, rec_ms, vf, vt, conf)
+    content = f[15]
+    digest = "sha256:" + hashlib.sha256(canonical_body(content).encode("utf-8")).hexdigest()  # Record.digest
+    return DocFields(f[0], f[1], f[2], f[3], f[5], digest, content, epoch_ms(f[8]), _ms(f[6]), _ms(f[7]), f[4])
 
 
 def make_doc(rec: DocFields) -> Any:

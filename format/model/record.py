@@ -25,7 +25,7 @@ from typing import Any
 from mem.format.base.errors import RecordParseError, ValidationError
 from mem.format.rules import ids
 from mem.format.rules.recordtext import _KNOWN_KEYS as _KEY_SET
-from mem.format.rules.recordtext import _YAML_WORDS, _is_key, _is_plain, _NotFast
+from mem.format.rules.recordtext import _YAML_WORDS, _is_key, _is_plain, fast_frontmatter
 
 # re-exported: these names are part of mem.format.model.record's interface
 from mem.format.rules.recordtext import KEY_ORDER as KEY_ORDER
@@ -420,9 +420,8 @@ def parse_record(text: str, path: str | Path | None = None) -> Record:
     p = str(path) if path is not None else None
     fm, body, _ = split_record_text(text, p)
     try:
-        try:
-            data = _parse_fast(fm)
-        except _NotFast:
+        data = fast_frontmatter(fm)
+        if data is None:
             data = _safe_yaml(fm, p, 1)
         return record_from_mapping(data, body, p)
     except RecursionError:  # e.g. 5,000 nested brackets in a JSON value of a line

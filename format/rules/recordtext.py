@@ -1,20 +1,26 @@
-"""The text of a record file: the canonical layout's constants, the frontmatter fast path.
+"""The text of a record file: the canonical layout's constants and the one frontmatter reader.
 
 Pure functions over strings with no dataclass, pathlib or hashlib import, so that the lean read
 path of ``mem search --mode lexical`` (:mod:`mem.format.search.lexfast`) reads record files with the
-same rules as :mod:`mem.format.model.record`, which re-exports every name here (one implementation).
+same rules as :mod:`mem.format.model.record` (whose ``parse_record`` is this reader plus the YAML
+fallback), the index build (:func:`mem.format.index.lexical.fast_fields`) and ``mem verify``.
 """
 
 from __future__ import annotations
 
-from mem.format.base.errors import RecordParseError
+from mem.format.base.errors import RecordParseError, ValidationError
 from mem.format.base.jsonlite import loads as _json_loads
 from mem.format.rules import ids
-from mem.format.rules.timeutil import is_canonical_form
+from mem.format.rules.timeutil import is_canonical_form, parse_canonical, parse_time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
+
+    #: What :func:`lean_fields` returns: (id, scope, kind, status, confidence, tags, valid_from,
+    #: valid_to, recorded_at, updated_at, superseded_at, supersedes, superseded_by, derived_from,
+    #: source, content), each as the full reader's ``Record`` holds it (times as datetimes).
+    LeanFields = tuple[Any, ...]
 
 STATUSES: tuple[str, ...] = ("candidate", "active", "superseded", "rejected")
 
@@ -98,6 +104,9 @@ def _is_key(s: str) -> bool:
 
 def canonical_body(text: str) -> str:
     """The body as stored: LF newlines, no BOM, no leading blank lines, one trailing newline."""
+    if len(text) >= 2 and text[-1] == "\n" and text[0] not in "\ufeff\n" and not text[-2].isspace() \
+            and "\r" not in text:
+        return text  # already so (every file mem wrote): no copies
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -143,6 +152,8 @@ def _read_value(raw: str) -> Any:
         except (ValueError, RecursionError) as exc:
             raise _NotFast from exc
     if c.isdigit() or c == "-":
+        if len(raw) == 26 and ids.is_id(raw):  # (an id: no time, no float; all digits: an int)
+            return int(raw) if _is_int(raw) else raw
         if is_canonical_form(raw):
             return raw
         if _is_int(raw):
@@ -163,20 +174,6 @@ def _read_value(raw: str) -> Any:
     elif raw == "~":
         return None
     raise _NotFast
-
-
-def line_value(raw: str) -> Any:
-    """The value of a frontmatter line's text as the reader's line parser reads it; ValueError
-    when it does not (the reader then hands the frontmatter to its YAML parser)."""
-    try:
-        return _fast_value(raw)
-    except _NotFast:
-        raise ValueError(f"not a plain value: {raw[:40]!r}") from None
-
-
-def is_key(s: str) -> bool:
-    """Whether ``s`` is a valid frontmatter or source key."""
-    return _is_key(s)
 
 
 def _fast_key(key: str) -> str:
@@ -233,7 +230,8 @@ def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int
     """Split a record file into (frontmatter, body, line number where the body starts)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:  # (a search, cheaper than two copies of every file)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---\n"):
         raise RecordParseError(
             "record does not start with a '---' frontmatter line", path=path, line=1
@@ -248,8 +246,275 @@ def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int
             )
     fm = text[4 : end + 1]
     body = text[end + 5 :]
-    if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+    if len(fm) > MAX_FRONTMATTER_BYTES // 4 and len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise RecordParseError(
             f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes", path=path, line=2
         )
     return fm, body, fm.count("\n") + 3
+
+
+# -- the one reader's entry points ----------------------------------------------------------------
+#
+# Every path that reads a record file reads its frontmatter here: the full reader
+# (:func:`mem.format.model.record.parse_record`: ``fast_frontmatter``, else the YAML fallback), and
+# the three that read many files or must start fast: the index build (``index.lexical.fast_fields``),
+# ``mem verify``'s fast level and the one-shot search (``search.lexfast``): ``read_fast`` and
+# ``lean_fields``, which give up (None) wherever the full reader might read the file differently
+# or refuse it; the caller then calls the full reader, which reads it or names the problem.
+
+
+def fast_frontmatter(fm: str) -> dict[str, Any] | None:
+    """The keys and values of a frontmatter (the text between the ``---`` lines) as the fast
+    reader reads them; None when only the YAML fallback reads it."""
+    try:
+        return _parse_fast(fm)
+    except _NotFast:
+        return None
+
+
+def read_fast(text: str) -> tuple[dict[str, Any], str] | None:
+    """A record file's frontmatter as the fast reader reads it, and its body (as written); None
+    when the fast reader does not read it (no frontmatter, too large, a value only YAML reads)."""
+    try:
+        fm, body, _ = split_record_text(text)
+        return _parse_fast(fm), body
+    except (_NotFast, RecordParseError):
+        return None
+
+
+#: The canonical layout of a frontmatter without extension keys (``dump_frontmatter``'s order),
+#: with the grammar of each value that repeats across records built in (id, scope, kind, status,
+#: confidence, tags, superseded_by, digest: the patterns of :mod:`mem.format.rules.ids`); the other
+#: values are captured and read by the reader's own functions. Compiled on first use (``import
+#: re`` costs a third of a lean ``mem search``, which reads its few files with ``read_fast``).
+_CANONICAL: Any = None
+
+
+def canonical_pattern() -> Any:
+    """The compiled ``_CANONICAL`` (a module that reads many files calls it once at import, so that
+    forked workers share it)."""
+    global _CANONICAL
+    if _CANONICAL is None:
+        import re
+
+        def bare(pattern: str) -> str:  # an ``ids`` grammar (``^...$``) inside a larger pattern
+            return "(?:" + pattern[1:-1] + ")"
+
+        tag = r'"[^\s,"\'#\[\]{}\\]{1,64}"'  # ids.TAG_PATTERN, JSON-quoted without an escape
+        _CANONICAL = re.compile(
+            "---\n"
+            f"id: ({bare(ids.ID_PATTERN)})\n"
+            # (quoted: a word the reader would read as another type, ``"yes"``, ``"123"``)
+            f"scope: ({bare(ids.SCOPE_PATTERN)}|\"{bare(ids.SCOPE_PATTERN)}\")\n"
+            f"kind: ({bare(ids.KIND_PATTERN)}|\"{bare(ids.KIND_PATTERN)}\")\n"
+            f"status: ({'|'.join(STATUSES)})\n"
+            r"confidence: (0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9])\n"  # ASCII digits
+            rf"(?:tags: \[({tag}(?:, {tag})*)\]\n)?"
+            "(?:valid_from: ([^\n]*)\n)?"
+            "(?:valid_to: ([^\n]*)\n)?"
+            "recorded_at: ([^\n]*)\n"
+            "(?:updated_at: ([^\n]*)\n)?"
+            "(?:superseded_at: ([^\n]*)\n)?"
+            "(?:supersedes: ([^\n]*)\n)?"
+            f"(?:superseded_by: ({bare(ids.ID_PATTERN)})\n)?"
+            "(?:derived_from: ([^\n]*)\n)?"
+            "(?:source:\n((?:  [^\n]*\n)+))?"
+            "digest: sha256:[0-9a-f]{64}\n"
+            "((?:[^\n]*\n)*?)"  # extension keys (``dump_frontmatter`` writes them last)
+            "---\n"
+        )
+    return _CANONICAL
+
+
+def scan_canonical(text: str) -> LeanFields | None:
+    """``lean_fields(*read_fast(text))`` for a record file in the canonical layout, faster (one
+    pattern, ``_CANONICAL``, checks the grammars of the values that repeat); None for any other
+    text, which the caller reads with ``read_fast`` or the full reader. For the paths that read
+    every file of a store: the index build and ``mem verify``. tests/core/test_one_reader.py
+    holds it to ``lean_fields`` and the full reader on any text."""
+    m = canonical_pattern().match(text)
+    if m is None:
+        return None
+    rid, scope, kind, status, conf_raw, tags_raw, vf, vt, rec, upd, sat, sup, by, der, block, ext = m.groups()
+    end = m.end()
+    if end > MAX_FRONTMATTER_BYTES // 4 and len(text[4 : end - 4].encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        return None
+    try:
+        # the pattern's grammars take words the reader reads as another type when not quoted
+        # (``yes``, ``123``; an id of digits only: ``_read_value`` reads it as a number)
+        scope, kind = _fast_value(scope), _fast_value(kind)
+        if type(scope) is not str or type(kind) is not str or _is_int(rid):
+            return None
+        if by is not None and (by == rid or _is_int(by)):
+            return None
+        links = (() if sup is None else _links(_fast_value(sup), rid),
+                 () if der is None else _links(_fast_value(der), rid))
+        src = {} if block is None else _source_block(block)
+        if src is None:
+            return None
+        if ext:  # (a known key here is out of the layout's order: read_fast reads that file)
+            more = _parse_fast(ext)
+            if not more.keys().isdisjoint(_KNOWN_KEYS) or not _extensions_ok(more):
+                return None
+    except _NotFast:
+        return None
+    if links[0] is None or links[1] is None:
+        return None
+    try:  # the canonical form (what mem writes), else as the reader reads the value
+        read = [None if t is None else parse_canonical(t, key) or parse_time(_fast_value(t), key)
+                for key, t in zip(_TIME_KEYS, (vf, vt, rec, upd, sat), strict=True)]
+    except (ValidationError, _NotFast):
+        return None
+    if read[0] is not None and read[1] is not None and read[1] < read[0]:
+        return None
+    body = text[end:]
+    if not body or body.isspace():
+        return None
+    if len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES:
+        return None
+    tags = () if tags_raw is None else tuple(sorted(set(tags_raw[1:-1].split('", "'))))
+    return (rid, scope, kind, status, round(float(conf_raw), 4), tags, read[0], read[1], read[2], read[3],
+            read[4], links[0], by, links[1], src, canonical_body(body))
+
+
+#: ``_source_block``'s results for the blocks records repeat (a writer's few keys and values),
+#: at most ``_VALUES_MAX`` of them; only blocks of scalars, handed out as copies.
+_BLOCKS: dict[str, dict[str, Any]] = {}
+
+
+def _source_block(block: str) -> dict[str, Any] | None:
+    """The ``source`` block's lines (after ``source:``) as ``_parse_fast`` reads them; None when
+    the full reader would not keep that mapping (``_source_ok``)."""
+    got = _BLOCKS.get(block)
+    if got is not None:
+        return dict(got)
+    src: dict[str, Any] = _parse_fast("source:\n" + block)["source"]
+    if not _source_ok(src):
+        return None
+    if len(block) < 256 and all(type(v) in (str, int, float, bool) for v in src.values()):
+        if len(_BLOCKS) >= _VALUES_MAX:
+            _BLOCKS.clear()
+        _BLOCKS[block] = dict(src)
+    return src
+
+
+def _finite(v: Any) -> bool:
+    """No infinite or NaN float anywhere in ``v`` (the full reader refuses to keep one)."""
+    if type(v) is float:
+        return v - v == 0.0
+    if type(v) is dict:
+        return all(_finite(x) for x in v.values())
+    if type(v) is list:
+        return all(_finite(x) for x in v)
+    return True
+
+
+_SOURCE_KEYS = frozenset(SOURCE_ORDER)
+_TIME_KEYS = ("valid_from", "valid_to", "recorded_at", "updated_at", "superseded_at")
+
+def lean_fields(data: dict[str, Any], body: str) -> LeanFields | None:
+    """The fields of a record from frontmatter the fast reader read (``read_fast``), each as
+    :func:`mem.format.model.record.record_from_mapping` would make it; None whenever that would
+    refuse the record or might read it differently (a subset: a tag or link list written as one
+    string, a confidence written as a string are left to it). The property tests in
+    tests/core/test_one_reader.py hold every path that calls this to the full reader.
+    """
+    get = data.get
+    rid, scope, kind, status = get("id"), get("scope"), get("kind"), get("status")
+    if type(rid) is not str or not ids.is_id(rid) or type(scope) is not str or not ids.is_scope(scope):
+        return None
+    if type(kind) is not str or not ids.is_kind(kind) or type(status) is not str or status not in STATUSES:
+        return None
+    digest = get("digest")
+    if type(digest) is not str or not digest:
+        return None
+    if not data.keys() <= _KNOWN_KEYS and not _extensions_ok(data):
+        return None
+    conf = get("confidence", 1.0)
+    if (type(conf) is not float and type(conf) is not int) or not 0.0 <= conf <= 1.0:
+        return None
+    tags = get("tags")
+    if tags is None:
+        tags = ()
+    elif type(tags) is list and all(type(t) is str and ids.is_tag(t) for t in tags):
+        tags = tuple(sorted(set(tags)))
+    else:
+        return None
+    sup: tuple[str, ...] | None = ()
+    der: tuple[str, ...] | None = ()
+    got = get("supersedes")
+    if got is not None and type(got) is list:  # (one id as a string: the full reader's)
+        sup = _links(got, rid)
+        if sup is None:
+            return None
+    elif got is not None:
+        return None
+    got = get("derived_from")
+    if got is not None and type(got) is list:
+        der = _links(got, rid)
+        if der is None:
+            return None
+    elif got is not None:
+        return None
+    by = get("superseded_by")
+    if by is not None and (type(by) is not str or not ids.is_id(by) or by == rid):
+        return None
+    src = get("source") or {}
+    if not _source_ok(src):
+        return None
+    read = _read_times([get(key) for key in _TIME_KEYS])
+    if read is None:
+        return None
+    vf, vt, recorded_at, updated_at, superseded_at = read
+    if not body or body.isspace():
+        return None
+    if len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES:
+        return None
+    return (rid, scope, kind, status, round(float(conf), 4), tags, vf, vt, recorded_at, updated_at,
+            superseded_at, sup, by, der, src, canonical_body(body))
+
+
+def _links(got: Any, rid: str) -> tuple[str, ...] | None:
+    """A value of ``supersedes`` or ``derived_from`` as the full reader keeps it (one id, or a
+    list of ids each once, none the record's own), or None."""
+    if type(got) is str:
+        got = [got]
+    if type(got) is list and all(type(x) is str and ids.is_id(x) and x != rid for x in got):
+        return tuple(dict.fromkeys(got))
+    return None
+
+
+def _extensions_ok(data: dict[str, Any]) -> bool:
+    """Every key of ``data`` that is not a known key is one the full reader keeps as an
+    extension key (validate_record's rule), with a value it can store."""
+    for key, value in data.items():
+        if key not in _KNOWN_KEYS and (key == "content" or not _is_key(key) or not _finite(value)):
+            return False
+    return True
+
+
+def _source_ok(src: Any) -> bool:
+    """``source`` is a mapping the full reader keeps as it is (validate_record's rules)."""
+    if type(src) is not dict:
+        return False
+    if not src.keys() <= _SOURCE_KEYS and not all(_is_key(k) for k in src):
+        return False
+    for v in src.values():
+        if type(v) is not str and not _finite(v):
+            return False
+    st = src.get("type")
+    return st is None or type(st) is str
+
+
+def _read_times(values: list[Any]) -> list[Any] | None:
+    """The five times (``_TIME_KEYS``' order) as datetimes, as the full reader reads them; None
+    when it would refuse one, recorded_at is missing or valid_to is before valid_from."""
+    try:
+        out = [None if v is None or v == "" else parse_time(v, key)
+               for key, v in zip(_TIME_KEYS, values, strict=True)]
+    except ValidationError:
+        return None
+    vf, vt, rec = out[0], out[1], out[2]
+    if rec is None or (vf is not None and vt is not None and vt < vf):
+        return None
+    return out

@@ -66,19 +66,28 @@ def format_time(t: _dt.datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
+def parse_canonical(value: str, what: str = "time") -> _dt.datetime | None:
+    """The time ``value`` names when it is in the canonical form (``is_canonical_form``), else
+    None; ValidationError when that form names no time (month 13, February 30)."""
+    if not is_canonical_form(value):
+        return None
+    # already UTC and in milliseconds; the form does not check the calendar: fromisoformat does
+    try:
+        return _dt.datetime.fromisoformat(value)  # its 'Z' read as UTC (Python 3.11)
+    except ValueError:
+        raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)") from None
+
+
 def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) -> _dt.datetime:
     """Parse an RFC 3339 / ISO 8601 time, a date, or an epoch number.
 
     A time without an offset is read as UTC (``naive_is_utc``) or refused. The result is
     timezone-aware and truncated to milliseconds.
     """
-    if isinstance(value, str) and is_canonical_form(value):
-        # the canonical form (the common case): already UTC and in milliseconds; the pattern
-        # does not check the calendar (month 13, February 30): fromisoformat does
-        try:
-            return _dt.datetime.fromisoformat(value)  # its 'Z' read as UTC (Python 3.11)
-        except ValueError:
-            raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)") from None
+    if isinstance(value, str):
+        got = parse_canonical(value, what)
+        if got is not None:
+            return got
     if isinstance(value, _dt.datetime):
         t = value
     elif isinstance(value, _dt.date):

@@ -23,8 +23,10 @@ answer read-only or is not sure about:
 The caller then runs the full path (:class:`mem.format.search.engine.Searcher`), which behaves exactly
 as it would have: it applies the journal, refreshes or rebuilds the index, reports damage (exit
 9) or bad input. Every rule here is the full path's (spec/index.md), called rather than restated
-where it can be; where it is still restated (``record_fields``, ``matches``, ``find_root``),
-tests/search/test_lexfast.py checks both paths agree, negative cases included. Hybrid and vector searches always take the full path.
+where it can be (the record file is read by the rules layer's reader,
+:func:`mem.format.rules.recordtext.read_fast` and ``lean_fields``); where it is still restated
+(``matches``, ``find_root``), tests/search/test_lexfast.py checks both paths agree, negative cases
+included. Hybrid and vector searches always take the full path.
 """
 
 from __future__ import annotations
@@ -44,15 +46,12 @@ from mem.format.rules.layout import (
 )
 from mem.format.rules.ranking import effective_statuses, prior_of
 from mem.format.rules.recordtext import (
-    _KNOWN_KEYS,
     MAX_FRONTMATTER_BYTES,
     MAX_RECORD_BYTES,
-    REQUIRED_KEYS,
     STATUSES,
-    _is_key,
-    _parse_fast,
     canonical_body,
-    split_record_text,
+    lean_fields,
+    read_fast,
 )
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 
@@ -136,81 +135,17 @@ class LeanRecord:
         self.digest = digest
 
 
-def _finite(v: Any) -> bool:
-    """No infinite or NaN float anywhere in ``v`` (the full parser refuses to keep one)."""
-    if type(v) is float:
-        return v - v == 0.0
-    if type(v) is dict:
-        return all(_finite(x) for x in v.values())
-    if type(v) is list:
-        return all(_finite(x) for x in v)
-    return True
-
-
 def record_fields(data: dict[str, Any], body: str, scope: str, rid: str) -> LeanRecord | None:
-    """The record ``scope/rid`` from fast-parsed frontmatter, or None.
-
-    None whenever :func:`mem.format.model.record.record_from_mapping` would refuse the record, or might
-    read it differently (a subset: a tag or link list written as one string, a confidence
-    written as a string are left to the full parser). The property test in
-    tests/search/test_lexfast.py checks that every record accepted here parses to the same values.
+    """The record ``scope/rid`` from fast-read frontmatter, or None: the rules layer's
+    :func:`mem.format.rules.recordtext.lean_fields` (None whenever the full reader might refuse
+    the record or read it differently), and the file's name and folder must be its id and scope.
     """
-    if not ids.is_id(rid) or not ids.is_scope(scope):
+    f = lean_fields(data, body)
+    if f is None or f[0] != rid or f[1] != scope:
         return None
-    for key, value in data.items():  # extension keys (validate_record's rule)
-        if key not in _KNOWN_KEYS and (key == "content" or not _is_key(key) or not _finite(value)):
-            return None
-    for key in REQUIRED_KEYS:
-        if key not in data or data[key] in (None, ""):
-            return None
-    if data["id"] != rid or data["scope"] != scope or type(data["digest"]) is not str:
-        return None
-    kind, status = data["kind"], data["status"]
-    if type(kind) is not str or not ids.is_kind(kind) or type(status) is not str or status not in STATUSES:
-        return None
-    conf = data.get("confidence", 1.0)
-    if type(conf) not in (int, float) or not 0.0 <= conf <= 1.0:
-        return None
-    tags = data.get("tags")
-    if tags is None:
-        tags = ()
-    elif type(tags) is list and all(type(t) is str and ids.is_tag(t) for t in tags):
-        tags = tuple(sorted(set(tags)))
-    else:
-        return None
-    for key in ("supersedes", "derived_from"):
-        links = data.get(key)
-        if links is not None and not (
-            type(links) is list and all(type(x) is str and ids.is_id(x) and x != rid for x in links)
-        ):
-            return None
-    by = data.get("superseded_by")
-    if by is not None and (type(by) is not str or not ids.is_id(by) or by == rid):
-        return None
-    src = data.get("source") or {}
-    if type(src) is not dict or not _finite(src):
-        return None
-    if not all(type(k) is str and _is_key(k) for k in src):
-        return None
-    st = src.get("type")
-    if st is not None and type(st) is not str:
-        return None
-    times: dict[str, Any] = {}
-    for key in ("valid_from", "valid_to", "recorded_at", "updated_at", "superseded_at"):
-        v = data.get(key)
-        times[key] = None if v in (None, "") else timeutil.parse_time(v, key)
-    if times["valid_from"] and times["valid_to"] and times["valid_to"] < times["valid_from"]:
-        return None
-    if not body.strip():
-        return None
-    if len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES:
-        return None
-    content = canonical_body(body)
-    return LeanRecord(
-        rid, scope, kind, status, round(float(conf), 4), tags, times["valid_from"], times["valid_to"],
-        times["recorded_at"], times["superseded_at"], content,
-        "sha256:" + _sha256(canonical_body(content).encode("utf-8")).hexdigest(),
-    )
+    content = f[15]
+    return LeanRecord(rid, scope, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[10], content,
+                      "sha256:" + _sha256(canonical_body(content).encode("utf-8")).hexdigest())  # Record.digest
 
 
 def read_record(path: str, scope: str, rid: str) -> LeanRecord | None:
@@ -220,8 +155,8 @@ def read_record(path: str, scope: str, rid: str) -> LeanRecord | None:
             raw = f.read()
         if len(raw) > MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES:
             return None
-        fm, body, _ = split_record_text(raw.decode("utf-8"))
-        return record_fields(_parse_fast(fm), body, scope, rid)
+        got = read_fast(raw.decode("utf-8"))
+        return None if got is None else record_fields(got[0], got[1], scope, rid)
     except Exception:  # unreadable, not canonical, a bad value: the full parser decides
         return None
 

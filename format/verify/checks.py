@@ -45,7 +45,6 @@ from mem.format.model.audit import event_hash
 from mem.format.model.record import (
     MAX_FRONTMATTER_BYTES,
     MAX_RECORD_BYTES,
-    STATUSES,
     Record,
     canonical_body,
     content_digest,
@@ -61,9 +60,8 @@ from mem.format.rules.config import (
     DECLARATION_FILE,
     config_problems,
 )
-from mem.format.rules.recordtext import is_key, line_value
+from mem.format.rules.recordtext import canonical_pattern, scan_canonical
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
-from mem.format.rules.timeutil import is_canonical_text
 from mem.format.store.store import source_key
 
 SEVERITIES = ("error", "warning")
@@ -1027,109 +1025,22 @@ class _Lite(NamedTuple):
     content: str
 
 
-def _bare(pattern: str) -> str:
-    """An ``ids`` grammar (``^...$``) for use inside a larger pattern, up to a newline."""
-    assert pattern.startswith("^") and pattern.endswith("$")
-    return "(?:" + pattern[1:-1] + ")"
+canonical_pattern()  # compiled before any worker is forked (workers share it)
 
 
-#: The canonical layout of a frontmatter without extension keys (dump_frontmatter's order),
-#: with the grammars of every value built in (id, scope, kind, status, confidence, tags, the
-#: links, digest; the times are captured and checked by ``timeutil.is_canonical_text``): a text
-#: it matches holds only values the reader accepts as they are written; any other text (hand-written YAML, extension keys, an escape in a tag) is
-#: parsed by the reader itself (``parse_record``), so that what the fast level passes, every
-#: reader reads.
-_TAG_JSON = r'"[^\s,"\'#\[\]{}\\]{1,64}"'
-_CANONICAL_FM = re.compile(
-    "---\n"
-    f"id: (?P<id>{_bare(ids.ID_PATTERN)})\n"
-    f"scope: (?P<scope>{_bare(ids.SCOPE_PATTERN)})\n"
-    f"kind: {_bare(ids.KIND_PATTERN)}\n"
-    f"status: (?P<status>{'|'.join(map(re.escape, STATUSES))})\n"
-    r"confidence: (?:0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9])\n"  # ASCII digits: \d is any script's
-    rf"(?:tags: \[{_TAG_JSON}(?:, {_TAG_JSON})*\]\n)?"
-    "(?:valid_from: (?P<valid_from>[^\n]*)\n)?"
-    "(?:valid_to: (?P<valid_to>[^\n]*)\n)?"
-    "recorded_at: (?P<recorded_at>[^\n]*)\n"
-    "(?:updated_at: (?P<updated_at>[^\n]*)\n)?"
-    "(?:superseded_at: (?P<superseded_at>[^\n]*)\n)?"
-    "(?:supersedes: (?P<supersedes>[^\n]*)\n)?"
-    f"(?:superseded_by: (?P<superseded_by>{_bare(ids.ID_PATTERN)})\n)?"
-    "(?:derived_from: (?P<derived_from>[^\n]*)\n)?"
-    "(?:source:\n(?P<source>(?: [^\n]*\n)+))?"
-    "digest: sha256:[0-9a-f]{64}\n"
-    "---\n"
-)
-#: A ``source:`` block whose every line the line scan reads as ``  key: value`` (the key ends
-#: at the first ": ", as str.partition finds it), and one such line.
-_SOURCE_BLOCK = re.compile(r"(?:  [^\n]*?: [^\n]*\n)+")
-_SOURCE_LINE = re.compile(r"  ([^\n]*?): ([^\n]*)\n")
-_STATUSES = frozenset(STATUSES)
 #: Lines a merge leaves in a file it could not merge (``git merge``'s conflict markers).
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
 
 
-def _day_exists(year: int, month: int, day: int) -> bool:
-    if month == 2:
-        return day < 29 or (day == 29 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
-    return day <= (30 if month in (4, 6, 9, 11) else 31)
-
-
-def _lite_ids(raw: str | None) -> tuple[str, ...] | None:
-    if raw is None:
-        return ()
-    v: Any = raw if not raw.startswith(('"', "[", "{")) else json.loads(raw)
-    if isinstance(v, str):
-        v = [v]
-    if not isinstance(v, list) or not all(isinstance(x, str) and _ID_MATCH(x) for x in v):
-        return None
-    return tuple(v)
-
-
 def _lite_record(text: str) -> _Lite | None:
-    """Scan a canonical record's frontmatter for the keys that link records; None: not canonical.
-
-    The canonical layout is matched by one regular expression that checks every value's
-    grammar; source values are read by the reader's own line parser. Anything else makes it
-    give up, and the caller parses the file with the reader (which accepts hand-written YAML or
-    names the problem).
-    """
-    m = _CANONICAL_FM.match(text)
-    if m is None or (m.end() > MAX_FRONTMATTER_BYTES // 4 and len(text[: m.end()].encode("utf-8")) > MAX_FRONTMATTER_BYTES):
+    """The keys of a record that link records, read by the rules layer's reader
+    (:func:`mem.format.rules.recordtext.scan_canonical`, the canonical layout); None: a file it
+    leaves to the full reader, which the caller then calls (it accepts hand-written YAML or names
+    the problem)."""
+    f = scan_canonical(text)
+    if f is None:
         return None
-    rid, scope, status, sb, sup_raw, der_raw, block, vf, vt = m.group(
-        "id", "scope", "status", "superseded_by", "supersedes", "derived_from", "source",
-        "valid_from", "valid_to",
-    )  # fmt: skip
-    for t in m.group("valid_from", "valid_to", "recorded_at", "updated_at", "superseded_at"):
-        if t is not None and (
-            not is_canonical_text(t)
-            # a day some months lack: the form does not know the calendar
-            or (t[8:10] > "28" and not _day_exists(int(t[:4]), int(t[5:7]), int(t[8:10])))
-        ):
-            return None
-    if vf is not None and vt is not None and vt < vf:
-        return None
-    source: dict[str, Any] = {}
-    try:
-        if block is not None:
-            if not _SOURCE_BLOCK.fullmatch(block):
-                return None
-            for k, v in _SOURCE_LINE.findall(block):
-                if not is_key(k) or k in source:
-                    return None
-                source[k] = line_value(v)
-        sup, der = _lite_ids(sup_raw), _lite_ids(der_raw)
-    except (ValueError, RecursionError):  # a value the reader's line parser does not take
-        return None
-    if sup is None or der is None or rid in sup or rid in der or sb == rid:
-        return None
-    if not isinstance(source.get("type", ""), str):
-        return None
-    body = canonical_body(text[m.end() :])
-    if not body or (len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES):
-        return None  # (the reader names the problem)
-    return _Lite(rid, scope, status, sup, sb, der, source, body)
+    return _Lite(f[0], f[1], f[3], f[11], f[12], f[13], f[14], f[15])
 
 
 # -- the audit log (in a worker process on a large store) ------------------------------------

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from mem.format.base.errors import RecordParseError
 from mem.format.model.record import dump_record, make_record, match_digest, parse_record
+from mem.format.rules import recordtext
 from mem.format.store.store import Store, source_key
 from mem.format.verify import checks as verify
 from mem.format.verify.checks import verify_store
@@ -183,7 +184,7 @@ def test_canonical_layout_scan_reads_what_the_reader_reads(text: str, edits, dro
     accepts, and reads them as the reader does, including damaged ones (edited bytes, a dropped
     line); anything else it leaves to the reader (None)."""
     if "x_ext" not in text:  # no extension key: the canonical layout's one match reads it
-        assert verify._CANONICAL_FM.match(text)
+        assert recordtext.canonical_pattern().match(text)
         assert _lite(text) == _as_the_reader_reads(text) != None  # noqa: E711
     for at, ins in edits:
         at %= len(text) + 1
