@@ -64,7 +64,7 @@ def missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) 
 def _readable(store: Store, todo: Iterable[tuple[str, str, str]]) -> list[Record]:
     """The records of ``todo`` still as indexed (same digest, not forgotten); a record that
     cannot be read is skipped (the lexical refresh deals with it)."""
-    from mem.format.index.derived import _read_checked
+    from mem.format.index.staleness import _read_checked
 
     recs: list[Record] = []
     for scope, rid, dg in todo:
@@ -134,8 +134,9 @@ def open_for_embedding(store: Store, embedder: Embedder) -> tuple[LexicalIndex, 
     embedder's space (created empty when there is none). Raises EmbedderUnavailableError when
     the vector index is of another space (the fix: ``mem rebuild --vectors``)."""
     from mem.format.index.common import VECTORS_POINTER
-    from mem.format.index.derived import _open_vectors, create_empty_vectors, refresh
+    from mem.format.index.derived import create_empty_vectors, refresh
     from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.staleness import _open_vectors
 
     refresh(store)
     lex = LexicalIndex.open(store.index_dir)
@@ -217,8 +218,9 @@ def merge_delta(store: Store) -> None:
     """Move the vector index's delta rows into a new generation's main matrices, reusing every
     valid vector (nothing is embedded; a record without a valid vector stays missing)."""
     from mem.format.index.common import new_build_dir, new_generation, remove_tree
-    from mem.format.index.derived import BuiltIndexes, _open_vectors, swap_in
+    from mem.format.index.derived import BuiltIndexes, swap_in
     from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.staleness import _open_vectors
     from mem.format.index.vectors import build_vectors_from
 
     with store.lock:

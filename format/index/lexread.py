@@ -185,7 +185,7 @@ def fresh_manifest(root: str, index_dir: str, scopes: list[str]) -> dict[str, An
 
 
 def _files_match(root: str, gen_dir: str, scopes: list[str]) -> bool:
-    """The full stat scan of a small store finds nothing to re-index (derived._plan)."""
+    """The full stat scan of a small store finds nothing to re-index (staleness._plan)."""
     import sqlite3
 
     db_path = os.path.join(gen_dir, "state.db")

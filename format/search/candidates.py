@@ -95,7 +95,7 @@ class CandidateViews(SearcherResources):
 
     def _reindex(self, lex: LexicalIndex, stale: list[tuple[str, str]]) -> None:
         """Re-read records whose indexed digest disagrees with their file (in-place edits)."""
-        from mem.format.index.derived import _apply
+        from mem.format.index.apply import _apply
         from mem.format.index.lexical import DocFields
 
         puts = []

@@ -135,7 +135,7 @@ def compact(store_path: str, kill_at: str) -> int:
     """Compact the store's indexes; with ``kill_at`` die by SIGKILL at that exact step."""
     import signal
 
-    import mem.format.index.derived as index_mod
+    import mem.format.index.build as index_mod
     from mem.format.index import vectors as vectors_mod
     from mem.format.ops.compact import compact_store
     from mem.format.store.store import Store

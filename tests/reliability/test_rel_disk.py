@@ -293,8 +293,9 @@ def test_a_full_index_table_is_exit_11_naming_the_index(tmp_path: Path, tally: C
     limit): the vector delta's and the lexical state's writes are then exit 11 naming the
     generation folder, never a raw sqlite3 exception (a traceback through `mem`)."""
     from mem.format.embed import load_embedder
-    from mem.format.index.derived import _read_fields, rebuild
+    from mem.format.index.derived import rebuild
     from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.staleness import _read_fields
     from mem.format.index.vectors import VectorIndex
 
     s = Store.init(tmp_path / "s", actor="reliability@test")

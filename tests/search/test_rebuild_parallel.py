@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from mem.format.base import workers
 from mem.format.base.errors import RecordParseError
-from mem.format.index import derived as idxmod
+from mem.format.index import reading as idxmod
 from mem.format.index.common import LEXICAL_POINTER, remove_tree
 from mem.format.index.derived import build_indexes, new_build_dir, rebuild
 from mem.format.index.lexical import DocFields, fast_fields
@@ -239,17 +239,18 @@ def test_workers_close_the_descriptors_they_are_told_to(tmp_path: Path) -> None:
 _KILLED = """
 import os, sys, time
 from mem.format.index import derived as index
+from mem.format.index import reading
 from mem.format.store.store import Store
 
-real = index._read_task
+real = reading._read_task
 
 def slow(job, task):
     os.write(1, f"worker {os.getpid()}\\n".encode())  # one write: two workers' lines never interleave
     time.sleep(0.3)
     return real(job, task)
 
-index._read_task = slow
-index.READ_CHUNK = 5
+reading._read_task = slow
+reading.READ_CHUNK = 5
 index.rebuild(Store.open(sys.argv[1]), lexical=True, vectors=False, workers=2)
 """
 

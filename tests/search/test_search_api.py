@@ -431,7 +431,7 @@ def test_every_scope_scores_as_the_list_of_them_all(sstore: Store) -> None:
 def test_the_refresh_lists_scopes_as_store_scopes_does(store: Store, tmp_path: Path) -> None:
     """``_scope_dirs`` (one listing, a stat per scope) names what ``Store.scopes()`` names, each
     with its folder's mtime: no symbolic link, no file, no folder whose name is not a scope."""
-    from mem.format.index.derived import _dir_mtime, _scope_dirs
+    from mem.format.index.staleness import _dir_mtime, _scope_dirs
 
     store.add("one", scope="ana", kind="fact")
     store.add("two", scope="bob", kind="fact")

@@ -1,0 +1,233 @@
+"""What differs between a store's records and its lexical index (and its vectors): the plan a
+refresh applies (``_plan``: of every scope or of some, by folder mtimes or by a full stat scan),
+and the reading of a record file's index fields."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from stat import S_ISDIR
+from typing import TYPE_CHECKING, Any
+
+from mem.format.base.errors import RecordParseError
+from mem.format.index.lexread import dir_mtime
+from mem.format.model.record import Record, read_record_file
+from mem.format.rules import ids
+from mem.format.rules.layout import record_files, scope_mtimes
+
+if TYPE_CHECKING:
+    from mem.format.index.lexical import DocFields, LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+    from mem.format.store.store import Store
+
+
+def _dir_mtime(path: Path) -> int:
+    return dir_mtime(str(path))
+
+
+@dataclass
+class Staleness:
+    """What differs between the records and the lexical index (and the vectors)."""
+
+    scopes_changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # "<path>: <why>"
+    vectors_missing: int = 0
+    space_mismatch: bool = False
+    lexical_missing: bool = False
+    #: the store's scopes as the refresh listed them (None when it listed none); not reported
+    store_scopes: list[str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.added or self.changed or self.removed or self.lexical_missing)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scopes_changed": self.scopes_changed,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unreadable": self.unreadable,
+            "vectors_missing": self.vectors_missing,
+            "space_mismatch": self.space_mismatch,
+            "lexical_missing": self.lexical_missing,
+        }
+
+
+@dataclass
+class _Plan:
+    staleness: Staleness
+    puts: list[tuple[DocFields, int, int]]
+    deletes: list[tuple[str, str]]
+    mtimes: dict[str, int]
+
+
+def _read_fields(path: Path, scope: str, rid: str) -> DocFields:
+    """Index fields of a record file: the canonical fast path, else the full parser."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise RecordParseError(f"cannot read record: {exc.strerror}", path=path) from None
+    return _fields_of(raw, path, scope, rid)
+
+
+def _fields_of(raw: bytes, path: str | Path, scope: str, rid: str) -> DocFields:
+    """Index fields of the bytes ``raw`` of the record file ``path`` (see _read_fields)."""
+    from mem.format.index.lexical import DocFields, fast_fields
+
+    f = fast_fields(raw)
+    if f is None:
+        return DocFields.from_record(_read_checked(Path(path), scope, rid))
+    if f.id != rid or f.scope != scope:
+        raise RecordParseError(
+            f"file name and frontmatter disagree (file says {scope}/{rid}, frontmatter says {f.scope}/{f.id})",
+            path=path,
+        )
+    return f
+
+
+def _read_checked(path: Path, scope: str, rid: str) -> Record:
+    rec, _ = read_record_file(path)
+    if rec.id != rid or rec.scope != scope:
+        raise RecordParseError(
+            f"file name and frontmatter disagree (file says {scope}/{rid}, frontmatter says {rec.scope}/{rec.id})",
+            path=path,
+        )
+    return rec
+
+
+def _scope_dirs(store: Store, only: Iterable[str] | None = None) -> dict[str, int]:
+    """``Store.scopes()`` with each folder's mtime (``_dir_mtime``), in order: one listing and one
+    stat per scope, with no Path built (Path objects were half a refresh's time on a store of
+    400 scopes: bench/README.md, "Figures behind constants in the code").
+    With ``only``: those of these scopes that ``Store.scopes()`` would name, without listing."""
+    got: dict[str, int] = {}
+    if only is not None:
+        base = str(store.records_dir) + os.sep
+        for name in set(only):
+            if ids.is_scope(name):
+                try:
+                    st = os.lstat(base + name)
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                if S_ISDIR(st.st_mode):  # a folder, not a symbolic link
+                    got[name] = st.st_mtime_ns
+        return dict(sorted(got.items()))
+    return scope_mtimes(str(store.records_dir))
+
+
+#: A full scan calls its ``pause`` (a background scanner yielding to searches) every this many files.
+PAUSE_EVERY = 256
+
+
+def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None,
+          pause: Callable[[], None] | None = None) -> _Plan:
+    """What the refresh applies: of every scope, or of the scopes ``only`` (the others, unseen,
+    keep their recorded mtimes: their changes are applied by a refresh that looks at them).
+    ``pause``: called every PAUSE_EVERY files looked at."""
+    st = Staleness()
+    old = lex.scope_mtimes()
+    wanted = None if only is None else set(only)
+    cur = _scope_dirs(store, wanted)
+    now_scopes = list(cur)
+    if wanted is None:
+        st.store_scopes = now_scopes
+    mtimes = dict(old)
+    puts: list[tuple[DocFields, int, int]] = []
+    deletes: list[tuple[str, str]] = []
+    check = [s for s in now_scopes if full or old.get(s) != cur[s]]
+    vanished = [s for s in old if s not in cur and (wanted is None or s in wanted)]
+    if full:
+        vanished += [s for s in lex.indexed_scopes()
+                     if s not in cur and s not in vanished and (wanted is None or s in wanted)]
+    for s in vanished:
+        for rid in lex.scope_state(s):
+            deletes.append((s, rid))
+            st.removed.append(rid)
+        mtimes.pop(s, None)
+        st.scopes_changed.append(s)
+    for s in check:
+        state = lex.scope_state(s)
+        seen: set[str] = set()
+        tomb = store.tombstones.load(s).ids
+        changed_here = False
+        d = store.records_dir / s
+        # the record files as every reader lists them (layout.record_files: one rule);
+        # a Path is made only for a file read (100,000 of them cost 0.5 s in a full scan)
+        for n, (rid, fst) in enumerate(record_files(str(d)), 1):
+            if pause is not None and n % PAUSE_EVERY == 0:
+                pause()
+            if rid in tomb:
+                continue
+            seen.add(rid)
+            known = state.get(rid)
+            if known is not None and known.mtime_ns == fst.st_mtime_ns and known.size == fst.st_size:
+                continue
+            path = d / f"{rid}.md"
+            try:
+                rec = _read_fields(path, s, rid)
+            except (RecordParseError, FileNotFoundError) as exc:
+                st.unreadable.append(str(exc) if isinstance(exc, RecordParseError) else f"{path}: vanished while read")
+                if known is not None:
+                    deletes.append((s, rid))
+                    st.removed.append(rid)
+                    changed_here = True
+                continue
+            if known is not None and known.digest == rec.digest:
+                # same content, new mtime (touch, or a metadata change): re-index anyway since
+                # status, tags and times are in the index; cheap.
+                pass
+            puts.append((rec, fst.st_mtime_ns, fst.st_size))
+            (st.changed if known is not None else st.added).append(rid)
+            changed_here = True
+        for rid in state:
+            if rid not in seen:
+                deletes.append((s, rid))
+                st.removed.append(rid)
+                changed_here = True
+        mtimes[s] = cur[s]
+        if changed_here or old.get(s) != cur[s]:
+            st.scopes_changed.append(s)
+    return _Plan(st, puts, deletes, mtimes)
+
+
+def staleness(store: Store, *, full: bool = False) -> Staleness:
+    """What the lexical index lacks or holds in excess (applies nothing)."""
+    from mem.format.index.lexical import LexicalIndex
+
+    lex = LexicalIndex.open(store.index_dir)
+    if lex is None:
+        return Staleness(lexical_missing=True)
+    try:
+        st = _plan(store, lex, full).staleness
+        vec = _open_vectors(store)
+        if vec is not None:
+            try:
+                from mem.format.embed import configured_space
+
+                st.space_mismatch = vec.space != configured_space(store.config)
+                st.vectors_missing = len(_missing_vectors(lex, vec, full=True))
+            finally:
+                vec.close()
+        return st
+    finally:
+        lex.close()
+
+
+def _open_vectors(store: Store) -> VectorIndex | None:
+    from mem.format.index.vectors import VectorIndex
+
+    return VectorIndex.open(store.index_dir)
+
+
+def _missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) -> list[tuple[str, str, str]]:
+    from mem.format.index.backlog import missing_vectors
+
+    return missing_vectors(lex, vec, full=full)
