@@ -64,8 +64,8 @@ def prepare(provider: str = "minilm", *, fresh: bool = False, conversations: int
 
 
 def measure(prep: convo_run.Prepared, *, modes: list[str] | None = None, floor: float | None = None,
-            keep_hits: bool = False) -> dict[str, Any]:
-    return convo_run._measure(prep, SPLITS, ks=DEFAULT_KS, modes=modes, min_score=floor, search_kwargs=None,
+            keep_hits: bool = False, ks: tuple[int, ...] = DEFAULT_KS) -> dict[str, Any]:
+    return convo_run._measure(prep, SPLITS, ks=ks, modes=modes, min_score=floor, search_kwargs=None,
                               keep_hits=keep_hits)
 
 
@@ -152,16 +152,64 @@ def misses(prep: convo_run.Prepared, per_kind: int, mode: str = "hybrid", depth:
     return "\n".join(out)
 
 
+def subsets(dump: Path, data: dict[str, Any]) -> str:
+    """R@10 per mode (read off a ``--dump`` file, nothing searched) on slices of the answerable
+    questions: evidence spoken by the person the question names or by the friend; questions that
+    share a content word with their evidence or none; per storyline."""
+    import re
+
+    from mem.format.search.relevance import STOP_WORDS, read_query
+
+    speakers = {c["id"]: {n.lower() for n in c["speakers"]} for c in data["conversations"]}
+    story = {q["id"]: q["story"] for c in data["conversations"] for q in c["questions"]}
+
+    asking = {"what", "when", "where", "which", "who", "how", "did", "does", "do", "is", "was", "has"}
+
+    def words(text: str) -> set[str]:
+        return {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.lower())} - STOP_WORDS - asking
+
+    rows: dict[str, dict[str, list[float]]] = {}  # slice -> mode -> recalls
+    for line in dump.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if not r["evidence"]:
+            continue
+        ev = {e[0] for e in r["evidence"]}
+        top = {h[0] for h in r["hits"][:10]}
+        rec = len(ev & top) / len(ev)
+        named = read_query(r["question"]).names & speakers[r["id"].split(":")[0]]
+        by_friend = any(e[1].lower() not in named for e in r["evidence"])
+        qw = words(r["question"]) - speakers[r["id"].split(":")[0]]
+        shared = any(qw & words(e[2]) for e in r["evidence"])
+        for sl in ("all answerable", "evidence by the friend (not the person named)" if by_friend else
+                   "evidence by the person named", "shares a content word with its evidence" if shared else
+                   "shares no content word with its evidence", f"storyline: {story[r['id']]}"):
+            rows.setdefault(sl, {}).setdefault(r["mode"], []).append(rec)
+    order = ["lexical", "vector", "hybrid", "reranked"]
+    modes = sorted({m for v in rows.values() for m in v}, key=lambda m: order.index(m) if m in order else 9)
+    lines = ["| slice | n | " + " | ".join(f"{m} R@10" for m in modes) + " |", "|---|---|" + "---|" * len(modes)]
+    for sl in sorted(rows, key=lambda x: (x.startswith("storyline"), x)):
+        n = len(next(iter(rows[sl].values())))
+        vals = [sum(rows[sl][m]) / len(rows[sl][m]) if rows[sl].get(m) else None for m in modes]
+        lines.append(f"| {sl} | {n} | " + " | ".join("–" if v is None else f"{v:.3f}" for v in vals) + " |")
+    return "\n".join(lines)
+
+
 def _why(ex: dict[str, Any] | None) -> str:
+    """The parts of a hit's ``explain`` that say why it ranks where it does."""
     if not ex:
         return ""
     parts = []
-    for key in ("cosine", "coverage", "relevance"):
+    vec, lex = ex.get("vector"), ex.get("lexical")
+    if isinstance(vec, dict) and isinstance(vec.get("cosine"), (int, float)):
+        parts.append(f"cosine {vec['cosine']:.3f}")
+    if isinstance(lex, dict):
+        parts.append(f"bm25 rank {lex.get('rank')}")
+    for key in ("coverage", "relevance"):
         if isinstance(ex.get(key), (int, float)):
             parts.append(f"{key} {ex[key]:.3f}")
     sp = ex.get("speaker")
     if isinstance(sp, dict):
-        parts.append(f"named {sp.get('named')}, says_when {sp.get('says_when')}")
+        parts.append(f"stage 1 {sp.get('first_relevance')}, named {sp.get('named')}, says_when {sp.get('says_when')}")
     return "(" + ", ".join(parts) + ")" if parts else ""
 
 
@@ -176,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dump", type=Path, help="write every question's hits per mode (JSON Lines)")
     ap.add_argument("--misses", type=int, metavar="N", help="print N misses per kind with --explain's evidence")
     ap.add_argument("--ablate", action="store_true", help="hybrid with each of stage 2's terms off (analysis only)")
+    ap.add_argument("--subsets", type=Path, metavar="DUMP", help="R@10 per slice of the questions, read off a --dump file")
+    ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -190,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         mode = (args.modes or "hybrid").split(",")[0]
         print(misses(prep, args.misses, mode))
         return 0
+    if args.subsets:
+        print(subsets(args.subsets, prep.data))
+        return 0
     if args.ablate:
         ab = ablation(prep)
         print(json.dumps(ab, indent=1) if args.json else ablation_table(ab))
@@ -197,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     floor = (convo_run.default_floor() if args.min_score == "default" else
              None if args.min_score == "none" else float(args.min_score))
     m = measure(prep, modes=args.modes.split(",") if args.modes else None, floor=floor,
-                keep_hits=args.dump is not None)
+                keep_hits=args.dump is not None, ks=tuple(int(x) for x in args.ks.split(",")))
     if args.dump is not None:
         convo_run._dump(prep, m, args.dump)
     if args.json:

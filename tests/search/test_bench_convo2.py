@@ -109,7 +109,7 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert rec.kind == "episode" and rec.valid_from is not None
     assert rec.source["speaker"] in prep.data["conversations"][0]["speakers"]
 
-    m = convo2_run.measure(prep, modes=["lexical", "hybrid"], floor=1e9)
+    m = convo2_run.measure(prep, modes=["lexical", "hybrid"], floor=1e9, keep_hits=True, ks=(5, 10, 20))
     modes = m["heldout"]["modes"]
     assert {"bm25", "lexical", "hybrid", "hybrid@floor"} <= set(modes)
     qs = [q for c in prep.data["conversations"] for q in c["questions"]]
@@ -118,6 +118,14 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert un["empty"] == un["unanswerable"] == sum(1 for q in qs if not q["evidence"]) > 0
     assert modes["hybrid"]["all"]["empty"] == 0
     assert "convo2 (test set)" not in convo_run.tables(m)  # the runner relabels; the harness does not
+    assert "recall@20" in modes["hybrid"]["all"]
+    dump = tmp_path / "hits.jsonl"
+    convo_run._dump(prep, m, dump)
+    table = convo2_run.subsets(dump, prep.data)
+    answerable = sum(1 for q in qs if q["evidence"])
+    assert f"| all answerable | {answerable} |" in table
+    by = [line for line in table.splitlines() if line.startswith("| evidence by")]
+    assert sum(int(line.split("|")[2]) for line in by) == answerable
     with convo2_run.ablated("stage2"):
         from mem.format.search import relevance
 
