@@ -107,3 +107,25 @@ def record_ids(scope_dir: str) -> list[str]:
     with it:
         names = sorted(e.name for e in it if e.name.endswith(RECORD_SUFFIX) and e.is_file(follow_symlinks=False))
     return [n[:-3] for n in names if ids.is_id(n[:-3])]
+
+
+def named_store(path: str) -> str | None:
+    """The store folder ``path`` names (``~`` expanded, resolved), or None when it is not a folder
+    holding a store declaration (``Store.open(path)`` then says which)."""
+    p = os.path.expanduser(path)
+    if not os.path.isdir(p) or not os.path.exists(os.path.join(p, DECLARATION_FILE)):
+        return None
+    return os.path.realpath(p)
+
+
+def store_above(start: str) -> str | None:
+    """The nearest folder from ``start`` (resolved) upward that holds a store declaration file, or
+    None: the store a command run in ``start`` opens when no store is named."""
+    d = os.path.realpath(start)
+    while True:
+        if os.path.isfile(os.path.join(d, DECLARATION_FILE)):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent

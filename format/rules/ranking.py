@@ -29,6 +29,35 @@ def effective_statuses(statuses: Sequence[str] | None, temporal: bool) -> tuple[
     return TEMPORAL_STATUSES if temporal else DEFAULT_STATUSES
 
 
+def fields_match(kind: str, status: str, tags: Sequence[str], valid_from: _dt.datetime | None,
+                 valid_to: _dt.datetime | None, recorded_at: _dt.datetime | None,
+                 superseded_at: _dt.datetime | None, *, kinds: Sequence[str] | None, statuses: Sequence[str],
+                 want_tags: Sequence[str] | None, as_of: _dt.datetime | None,
+                 known_at: _dt.datetime | None) -> bool:
+    """Whether a record with these fields passes a filter (spec/format.md §13): one of ``kinds``
+    (None: any), one of ``statuses`` (the effective ones), every tag of ``want_tags``, valid in the
+    world at ``as_of`` (valid_from <= as_of < valid_to) and known at ``known_at`` (recorded_at <=
+    known_at < superseded_at; ``recorded_at`` is read only when ``known_at`` is set).
+    ``RecordFilter`` and the one-shot search call it."""
+    if kinds is not None and kind not in kinds:
+        return False
+    if status not in statuses:
+        return False
+    if want_tags and not set(want_tags).issubset(tags):
+        return False
+    if as_of is not None:
+        if valid_from is not None and valid_from > as_of:
+            return False
+        if valid_to is not None and valid_to <= as_of:
+            return False
+    if known_at is not None:
+        if recorded_at is not None and recorded_at > known_at:
+            return False
+        if superseded_at is not None and superseded_at <= known_at:
+            return False
+    return True
+
+
 def prior_of(status: str, confidence: float, recorded_at: _dt.datetime,
              at: _dt.datetime) -> tuple[float, dict[str, float]]:
     """A hit's prior at time ``at``: status x confidence x recency, and its parts."""

@@ -22,11 +22,12 @@ answer read-only or is not sure about:
 
 The caller then runs the full path (:class:`mem.format.search.engine.Searcher`), which behaves exactly
 as it would have: it applies the journal, refreshes or rebuilds the index, reports damage (exit
-9) or bad input. Every rule here is the full path's (spec/index.md), called rather than restated
-where it can be (the record file is read by the rules layer's reader,
-:func:`mem.format.rules.recordtext.read_fast` and ``lean_fields``); where it is still restated
-(``matches``, ``find_root``), tests/search/test_lexfast.py checks both paths agree, negative cases
-included. Hybrid and vector searches always take the full path.
+9) or bad input. Every rule here is the full path's (spec/index.md), called, not restated: the
+record file is read by the rules layer's reader (:func:`mem.format.rules.recordtext.read_fast`,
+``lean_fields``), the store's root found by :func:`mem.format.rules.layout.named_store` and
+``store_above``, the filters applied by :func:`mem.format.rules.ranking.fields_match`: the
+functions the full path calls. tests/search/test_lexfast.py checks both paths agree, negative
+cases included. Hybrid and vector searches always take the full path.
 """
 
 from __future__ import annotations
@@ -42,9 +43,11 @@ from mem.format.rules.layout import (
     LOCAL_DIR,
     LOCK_TIMEOUT_ENV,
     RECORDS_DIR,
+    named_store,
     scope_names,
+    store_above,
 )
-from mem.format.rules.ranking import effective_statuses, prior_of
+from mem.format.rules.ranking import effective_statuses, fields_match, prior_of
 from mem.format.rules.recordtext import (
     MAX_FRONTMATTER_BYTES,
     MAX_RECORD_BYTES,
@@ -170,20 +173,9 @@ def config_ok(raw: bytes) -> bool:
 
 
 def find_root(store_path: str | None) -> str | None:
-    """The store root Store.open(store_path) would use, or None when it would fail."""
-    if store_path is not None:
-        p = os.path.expanduser(store_path)
-        if not os.path.isdir(p) or not os.path.exists(os.path.join(p, DECLARATION_FILE)):
-            return None
-        return os.path.realpath(p)
-    d = os.path.realpath(os.getcwd())
-    while True:
-        if os.path.isfile(os.path.join(d, DECLARATION_FILE)):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
+    """The store root Store.open(store_path) would use, or None when it would fail (the rules
+    layer's ``named_store`` and ``store_above``, which Store.open calls)."""
+    return store_above(os.getcwd()) if store_path is None else named_store(store_path)
 
 
 def store_ok(root: str) -> bool:
@@ -210,24 +202,11 @@ def store_ok(root: str) -> bool:
 
 def matches(rec: LeanRecord, kinds: Sequence[str] | None, statuses: Sequence[str], tags: Sequence[str] | None,
             as_of: _dt.datetime | None, known_at: _dt.datetime | None) -> bool:
-    """RecordFilter.matches for the filters a search sets (``statuses``: the effective ones)."""
-    if kinds is not None and rec.kind not in kinds:
-        return False
-    if rec.status not in statuses:
-        return False
-    if tags and not set(tags).issubset(rec.tags):
-        return False
-    if as_of is not None:
-        if rec.valid_from is not None and rec.valid_from > as_of:
-            return False
-        if rec.valid_to is not None and rec.valid_to <= as_of:
-            return False
-    if known_at is not None:
-        if rec.recorded_at > known_at:
-            return False
-        if rec.superseded_at is not None and rec.superseded_at <= known_at:
-            return False
-    return True
+    """RecordFilter.matches for the filters a search sets (``statuses``: the effective ones): the
+    rules layer's ``fields_match``, which RecordFilter calls."""
+    return fields_match(rec.kind, rec.status, rec.tags, rec.valid_from, rec.valid_to, rec.recorded_at,
+                        rec.superseded_at, kinds=kinds, statuses=statuses, want_tags=tags, as_of=as_of,
+                        known_at=known_at)
 
 
 class _GiveUp(Exception):

@@ -72,8 +72,9 @@ from mem.format.rules.layout import RECORDS_DIR as RECORDS_DIR
 from mem.format.rules.layout import STATE_DIR as STATE_DIR
 from mem.format.rules.layout import STORE_ENV as STORE_ENV
 from mem.format.rules.layout import TOMBSTONES_DIR as TOMBSTONES_DIR
+from mem.format.rules.layout import named_store, store_above
 from mem.format.rules.ranking import DEFAULT_STATUSES as DEFAULT_STATUSES
-from mem.format.rules.ranking import effective_statuses
+from mem.format.rules.ranking import effective_statuses, fields_match
 from mem.format.rules.secretpolicy import check_record
 from mem.format.rules.timeutil import format_time, now, parse_time
 
@@ -141,13 +142,12 @@ class RecordFilter:
         return effective_statuses(self.statuses, self.as_of is not None or self.known_at is not None)
 
     def matches(self, r: Record) -> bool:
-        if not self.matches_fields(r.id, r.kind, r.status, r.tags, r.valid_from, r.valid_to):
+        if self.ids is not None and r.id not in self.ids:
             return False
-        if self.known_at is not None:
-            if r.recorded_at > self.known_at:
-                return False
-            if r.superseded_at is not None and r.superseded_at <= self.known_at:
-                return False
+        if not fields_match(r.kind, r.status, r.tags, r.valid_from, r.valid_to, r.recorded_at, r.superseded_at,
+                            kinds=self.kinds, statuses=self.effective_statuses(), want_tags=self.tags,
+                            as_of=self.as_of, known_at=self.known_at):
+            return False
         if self.recorded_after is not None and r.recorded_at < self.recorded_after:
             return False
         return not (self.recorded_before is not None and r.recorded_at >= self.recorded_before)
@@ -156,20 +156,11 @@ class RecordFilter:
                        valid_from: _dt.datetime | None, valid_to: _dt.datetime | None) -> bool:
         """``matches`` for the id, kind, status, tags and world time (``as_of``) alone: all of
         it when the filter has no ``known_at``, ``recorded_after`` or ``recorded_before``."""
-        if self.kinds is not None and kind not in self.kinds:
-            return False
-        if status not in self.effective_statuses():
-            return False
-        if self.tags and not set(self.tags).issubset(tags):
-            return False
         if self.ids is not None and rid not in self.ids:
             return False
-        if self.as_of is not None:
-            if valid_from is not None and valid_from > self.as_of:
-                return False
-            if valid_to is not None and valid_to <= self.as_of:
-                return False
-        return True
+        return fields_match(kind, status, tags, valid_from, valid_to, None, None, kinds=self.kinds,
+                            statuses=self.effective_statuses(), want_tags=self.tags, as_of=self.as_of,
+                            known_at=None)
 
 
 @dataclass
@@ -277,9 +268,9 @@ def find_store_root(start: Path | None = None) -> Path:
             )
         return p
     here = (start or Path.cwd()).resolve()
-    for d in (here, *here.parents):
-        if (d / DECLARATION_FILE).is_file():
-            return d
+    found = store_above(str(here))  # the rule the one-shot search applies too
+    if found is not None:
+        return Path(found)
     raise StoreNotFoundError(
         "no mem store here or in any parent directory",
         path=here,
@@ -337,13 +328,15 @@ class Store:
     ) -> Store:
         """Open the store at ``path``, or the one found from the current directory upward."""
         if path is not None:
-            root = Path(path).expanduser()
-            if not root.is_dir():
-                raise StoreNotFoundError("no such directory", path=root)
-            if not (root / DECLARATION_FILE).exists():
+            named = named_store(str(path))  # the rule the one-shot search applies too
+            if named is None:
+                root = Path(path).expanduser()
+                if not root.is_dir():
+                    raise StoreNotFoundError("no such directory", path=root)
                 raise StoreNotFoundError(
                     "not a mem store (no memstore.json)", path=root, hint="run `mem init` there"
                 )
+            root = Path(named)
         else:
             root = find_store_root()
         return cls(root.resolve(), lock_timeout=lock_timeout, actor=actor)
