@@ -419,6 +419,8 @@ _SUBRULES: tuple[SubRule, ...] = (
     SubRule("E204.1", "tombstone line not a JSON object", "spec/format.md §8"),
     SubRule("E204.2", "tombstone without id or digest", "spec/format.md §8"),
     SubRule("E204.3", "tombstone of another scope", "spec/format.md §8"),
+    SubRule("E207.1", "supersedes names a missing record", "spec/format.md §5"),
+    SubRule("E207.2", "superseded_by names a missing record", "spec/format.md §5"),
     SubRule("E208.1", "superseded without superseded_by", "spec/format.md §5.2"),
     SubRule("E208.2", "superseded_by on a record not superseded", "spec/format.md §5.2"),
     SubRule("W201.1", "supersession links not mutual", "spec/format.md §5.2"),
@@ -426,6 +428,16 @@ _SUBRULES: tuple[SubRule, ...] = (
     # -- the audit log -------------------------------------------------------------------------------
     SubRule("E303.1", "event not linked to the previous event", "spec/format.md §9.2"),
     SubRule("E303.2", "sequence number out of order", "spec/format.md §9.2"),
+    SubRule("E401.1", "lexical index unusable (pointer, generation, tantivy, state table)", "spec/format.md §17"),
+    SubRule("E401.2", "vector index unusable (pointer, generation, matrices)", "spec/format.md §17"),
+    SubRule("W401.1", "records changed since the lexical index was updated", "spec/format.md §17"),
+    SubRule("W401.2", "lexical index of an older schema", "spec/format.md §17"),
+    SubRule("W403.1", "lexical documents differ from the live records", "spec/format.md §17"),
+    SubRule("W403.2", "valid vectors outnumber the live records", "spec/format.md §17"),
+    SubRule("W502.1", "not a tombstones file in tombstones/", "spec/format.md §3"),
+    SubRule("W502.2", "not a scope folder in records/", "spec/format.md §3"),
+    SubRule("W502.3", "not a record file in a scope folder", "spec/format.md §3"),
+    SubRule("W502.4", "not an audit log file in log/", "spec/format.md §3"),
 )
 #: Every sub-rule, by sub-code (``E103.5``).
 SUBRULES: dict[str, SubRule] = {r.code: r for r in _SUBRULES}
@@ -644,7 +656,7 @@ class _Verifier:
                 or not ids.is_scope(scope)
                 or not entry.is_file(follow_symlinks=False)
             ):
-                self.add("W502", p, "not a tombstones file (tombstones/<scope>.jsonl)")
+                self.add("W502.1", p, "not a tombstones file (tombstones/<scope>.jsonl)")
                 continue
             lines, tail = read_jsonl(p)
             for ln in lines:
@@ -704,7 +716,7 @@ class _Verifier:
             if not entry.is_dir(follow_symlinks=False) or not ids.is_scope(scope):
                 what = "a symbolic link" if entry.is_symlink() else "not a scope folder"
                 self.add(
-                    "W502",
+                    "W502.2",
                     f"records/{scope}",
                     f"{what} in records/ (records live in records/<scope>/<ID>.md)",
                 )
@@ -718,7 +730,7 @@ class _Verifier:
                     names.append(name)
                 else:
                     what = "a symbolic link" if e.is_symlink() else "not a record file (<ID>.md)"
-                    self.add("W502", f"records/{scope}/{name}", what)
+                    self.add("W502.3", f"records/{scope}/{name}", what)
             st = tombs.load(scope)
             scopes.append(_ScopeFiles(scope, tuple(names), frozenset(st.ids), bool(st.digests)))
         return _Job(str(rdir), self.full, tuple(scopes))
@@ -834,10 +846,10 @@ class _Verifier:
                     self.add("E206", path, f"derived_from names {d}, which is not in the store")
             for s in rec.supersedes:
                 if not known(s):
-                    self.add("E207", path, f"supersedes names {s}, which is not in the store")
+                    self.add("E207.1", path, f"supersedes names {s}, which is not in the store")
             sb = rec.superseded_by
             if sb is not None and not known(sb):
-                self.add("E207", path, f"superseded_by names {sb}, which is not in the store")
+                self.add("E207.2", path, f"superseded_by names {sb}, which is not in the store")
             if rec.status == "superseded" and sb is None:
                 self.add("E208.1", path, "status is superseded but superseded_by is not set")
             elif sb is not None and rec.status != "superseded":
@@ -931,7 +943,7 @@ class _Verifier:
             stats = index_stats(store).to_dict()
         except StoreIOError:
             raise  # the file system refused (a full disk): exit 11 with the truth, not E401
-        except MemError as exc:
+        except MemError as exc:  # (neither index in particular: no sub-rule)
             self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
             return
         lex, vec = stats.get("lexical", {}), stats.get("vectors", {})
@@ -942,9 +954,10 @@ class _Verifier:
         for name, part, fname in (("lexical", lex, "lexical.json"), ("vector", vec, "vectors.json")):
             if part.get("corrupt"):
                 corrupt = True
-                self.add("E401", idx_dir / fname, f"the {name} index is corrupt: {part['corrupt']}")
+                sub = "E401.1" if name == "lexical" else "E401.2"
+                self.add(sub, idx_dir / fname, f"the {name} index is corrupt: {part['corrupt']}")
         if not lex.get("present") and lex.get("generation") and not lex.get("corrupt"):
-            self.add("W401", idx_dir / "lexical.json",
+            self.add("W401.2", idx_dir / "lexical.json",
                      "the lexical index was built by an older mem (another schema): the next search "
                      "rebuilds it, as do `mem compact` and `mem rebuild`")
         if lex.get("present") and not lex.get("corrupt"):
@@ -954,13 +967,13 @@ class _Verifier:
                 raise
             except MemError as exc:
                 if not corrupt:  # the same damage is reported once
-                    self.add("E401", Path(exc.path) if exc.path else idx_dir, exc.message)
+                    self.add("E401.1", Path(exc.path) if exc.path else idx_dir, exc.message)
                 return
             n_stale = sum(len(st.get(k) or []) for k in ("added", "changed", "removed"))
             if n_stale:
                 scopes = ", ".join(st.get("scopes_changed") or []) or "?"
                 self.add(
-                    "W401",
+                    "W401.1",
                     idx_dir / "lexical.json",
                     f"{n_stale} record(s) added, changed or removed since the index was updated "
                     f"(scopes: {scopes})",
@@ -968,7 +981,7 @@ class _Verifier:
             elif lex.get("docs") is not None and lex["docs"] != live and not lex.get("pending"):
                 # (journaled writes of mem's own are applied by the next search: not a finding)
                 self.add(
-                    "W403",
+                    "W403.1",
                     idx_dir / "lexical.json",
                     f"the lexical index holds {lex['docs']} documents for {live} live records",
                 )
@@ -983,7 +996,7 @@ class _Verifier:
             valid = int(vec.get("vectors") or 0)  # live vectors: main rows - dead + delta
             if valid > live:
                 self.add(
-                    "W403",
+                    "W403.2",
                     idx_dir / "vectors.json",
                     f"the vector index holds {valid} valid vectors for {live} live records",
                 )
@@ -1119,7 +1132,7 @@ def _check_log_files(root: str, full: bool) -> _LogResult:
         if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
             chains.append(entry.name)
         else:
-            found.append(("W502", f"log/{entry.name}", "not an audit log file (log/<clone-id>.jsonl)"))
+            found.append(("W502.4", f"log/{entry.name}", "not an audit log file (log/<clone-id>.jsonl)"))
     events: list[_Event] = []
     for name in sorted(chains):
         events.extend(_check_chain(ldir / name, f"log/{name}", full, found))

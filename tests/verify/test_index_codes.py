@@ -1,8 +1,9 @@
-"""The derived-index codes (E401, W401-W403), on indexes built at test time (they are local,
-git-ignored data, so these fixtures cannot be committed under spec/fixtures/)."""
+"""The derived-index codes (E401, W401-W403) and their sub-rules, on indexes built at test time
+(they are local, git-ignored data, so these fixtures cannot be committed under spec/fixtures/)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from mem.format.index.derived import attach, rebuild
 from mem.format.store.store import Store
-from mem.format.verify.checks import verify_store
+from mem.format.verify.checks import RULES, SUBRULES, verify_store
 from tests.conftest import run_mem
 from tests.verify.test_verify_cli import _tree_digest
 
@@ -96,3 +97,53 @@ def test_w404_leftover_of_an_interrupted_rebuild_or_compact(copy: Path, leftover
     assert r.returncode == 0  # a warning: the live indexes are whole
     assert run_mem("--store", str(copy), "compact", env={"MEM_EMBEDDER": "hashing"}).returncode == 0
     assert not d.exists() and codes(copy) == set()
+
+
+def _lexical_of_an_older_schema(root: Path) -> None:
+    p = root / ".mem" / "index" / "lexical.json"
+    m = json.loads(p.read_text("utf-8"))
+    p.write_text(json.dumps({**m, "schema": 1}), "utf-8")
+
+
+def _forgotten_behind_the_index(root: Path) -> None:
+    s = Store.open(root, actor="t@t")
+    scope_dir = root / "records" / "ana"
+    st = scope_dir.stat()
+    s.forget([next(s.iter_records()).id], reason="t")
+    os.utime(scope_dir, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _truncate(name: str) -> object:
+    def go(root: Path) -> None:
+        p = root / ".mem" / "index" / name
+        p.write_bytes(p.read_bytes()[:17])
+    return go
+
+
+#: One store per sub-rule of the index codes, built from the indexed store: (what to do, whether
+#: --full, the sub-rules found). Every sub-rule of E401, W401 and W403 is here.
+_SUB_CASES = {
+    "E401.1": (_truncate("lexical.json"), False, {"E401.1"}),
+    "E401.2": (_truncate("vectors.json"), False, {"E401.2"}),
+    "W401.1": (lambda root: Store.open(root, actor="t@t").add("a note written without the index listener",
+                                                                scope="ana"), False, {"W401.1"}),
+    "W401.2": (_lexical_of_an_older_schema, False, {"W401.2"}),
+    "W403.1": (_forgotten_behind_the_index, False, {"W403.1", "W403.2"}),
+    "W403.2": (_forgotten_behind_the_index, True, {"W401.1", "W403.2"}),
+}
+
+
+def test_every_index_sub_rule_has_a_case() -> None:
+    assert sorted(_SUB_CASES) == sorted(s for s, r in SUBRULES.items() if r.parent in ("E401", "W401", "W403"))
+
+
+@pytest.mark.parametrize("sub", sorted(_SUB_CASES))
+def test_index_sub_rule_named_with_its_section(copy: Path, sub: str) -> None:
+    make, full, want = _SUB_CASES[sub]
+    make(copy)  # type: ignore[operator]
+    found = verify_store(copy, full=full).findings
+    assert {f.rule for f in found} == want
+    for f in found:
+        rule = SUBRULES[str(f.rule)]
+        assert (f.code, f.fix) == (rule.parent, rule.fix) and f.fix.endswith(f"see {rule.section}")
+        assert f.severity == RULES[rule.parent].severity
