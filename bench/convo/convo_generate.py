@@ -17,6 +17,11 @@ Questions, each with the ids of the turns that answer it:
 - ``preference``: a like or dislike, a habit;
 - ``unanswerable``: nothing in the conversation answers it (no evidence). ``trap`` says why:
   ``absent-topic`` (a topic never raised) or ``other-speaker`` (the fact is the other person's).
+- ``dated``: a question that names the day of an event and not what happened ("What did Sofia
+  do on 4 June 2022?", "... on June 4, 2022", "... on 2022-06-04"): its evidence is the turn that
+  tells of it, said on that day or days later ("I passed my driving test yesterday!"); added
+  in version 2, from a generator of their own, so the turns and the other questions are those of
+  version 1.
 
 The conversations are split by index: even -> ``dev`` (tune on these), odd -> ``heldout``
 (report only; see bench/convo/convo_run.py).
@@ -39,8 +44,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from convo_chatter import goodbye, greeting, small_talk
 from convo_facts import TEMPLATES, Ctx, Fact, Line
 
-#: Bump whenever the output changes: the runner's cached stores are keyed by it.
-VERSION = "1"
+#: Bump whenever the output changes. The runner's cached stores are keyed by the digest of the
+#: turns alone (``turns_digest``: a store holds the turns, not the questions).
+VERSION = "2"
+#: Questions of kind ``dated`` per conversation (fewer when it has fewer dated events).
+DATED_PER_CONVERSATION = 3
+_MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December"]
 SEED = 2026
 CONVERSATIONS = 24
 FACTS_PER_CONVERSATION = 15
@@ -215,6 +225,24 @@ def conversation(index: int, seed: int = SEED) -> dict[str, Any]:
         tpl = chosen[fi]
         fact = tpl(Ctx(qrng, other, subj, he, his))
         add_q("unanswerable", fact.asks[0].text, [], "not in the conversation", "other-speaker", fact.topic)
+    # dated: the day of an event is named, not the event (version 2; a generator of their own)
+    drng = random.Random(f"dated:{seed}:{index}")
+    events = []
+    for fi, fact in enumerate(facts):
+        for beat in fact.beats:
+            if beat.when is None or (fi, beat.key) not in where:
+                continue
+            si, tids = where[(fi, beat.key)]
+            said = [t for t, (role, _line) in zip(tids, beat.lines, strict=True) if role == "S" and t is not None]
+            if said:
+                events.append((fi, beat.when(date_of[si]), said[:1]))
+    for fi, day, ev in drng.sample(events, min(DATED_PER_CONVERSATION, len(events))):
+        subj = owners[fi][0]
+        month = _MONTH_NAMES[day.month - 1]
+        text = drng.choice([f"What did {subj} do on {day.day} {month} {day.year}?",
+                            f"What happened with {subj} on {month} {day.day}, {day.year}?",
+                            f"What was {subj} up to on {day.isoformat()}?"])
+        add_q("dated", text, ev, facts[fi].topic, topic=facts[fi].topic)
     return {"id": cid, "split": split_of(index), "scope": f"convo-{cid}", "speakers": [a, b],
             "sessions": sessions, "questions": questions}
 
@@ -222,8 +250,10 @@ def conversation(index: int, seed: int = SEED) -> dict[str, Any]:
 def dataset(seed: int = SEED, conversations: int = CONVERSATIONS) -> dict[str, Any]:
     convs = [conversation(i, seed) for i in range(conversations)]
     body = json.dumps(convs, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    turns = json.dumps([[c["id"], c["sessions"]] for c in convs], sort_keys=True, ensure_ascii=False).encode("utf-8")
     return {"generator": "mem bench/convo", "version": VERSION, "seed": seed,
-            "digest": hashlib.sha256(body).hexdigest()[:16], "conversations": convs}
+            "digest": hashlib.sha256(body).hexdigest()[:16],
+            "turns_digest": hashlib.sha256(turns).hexdigest()[:16], "conversations": convs}
 
 
 def import_lines(data: dict[str, Any], split: str | None = None) -> list[dict[str, Any]]:

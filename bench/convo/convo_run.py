@@ -7,7 +7,7 @@ are built with the chosen embedder, and every question is asked in its conversat
 through the long-lived searcher, once per mode. Plain BM25 over the same turns
 (``mem.format.search.evaluate.BM25``) is scored in the same run as the reference.
 
-The store is built once per (generator version, seed, data digest, embedder) under
+The store is built once per (digest of the turns, embedder) under
 ``/tmp/mem-convo-bench/`` and reused: later runs only search (``--fresh`` builds it again).
 
 **Development and held-out halves.** Conversations are split by index (convo_generate.py). Tune on
@@ -49,7 +49,7 @@ from mem.format.store.store import Store
 
 CACHE = Path(os.environ.get("MEM_CONVO_CACHE", "/tmp/mem-convo-bench"))
 MODES: tuple[str, ...] = ("lexical", "vector", "hybrid")
-KINDS: tuple[str, ...] = ("single", "multi", "temporal", "preference", "unanswerable")
+KINDS: tuple[str, ...] = ("single", "multi", "temporal", "preference", "dated", "unanswerable")
 
 
 @dataclass
@@ -84,7 +84,7 @@ def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, 
     """The cached store for ``provider`` (built when missing): import every turn, build vectors."""
     say = log or (lambda _m: None)
     data = dataset(seed, conversations)
-    root = (cache or CACHE) / f"v{VERSION}-seed{seed}-{data['digest']}-{provider}"
+    root = (cache or CACHE) / f"turns-{data['turns_digest']}-{provider}"  # a store holds the turns alone
     ready = root / "ready.json"
     if ready.exists() and not fresh:
         meta = json.loads(ready.read_text(encoding="utf-8"))

@@ -725,11 +725,14 @@ class LexicalIndex:
         statuses: Sequence[str] | None,
         tags: Sequence[str] | None,
         limit: int,
+        within: Sequence[tuple[int, int]] | None = None,
     ) -> list[LexHit]:
         """The best ``limit`` documents (the query is built by lexread.run_query, which the lean
-        read path of ``mem search`` shares); tantivy damage raises IndexUnavailableError."""
+        read path of ``mem search`` shares; ``within``: its ranges of ``valid_from``); tantivy
+        damage raises IndexUnavailableError."""
         rows = run_query(lambda: self.index, self.searcher, text, scopes=scopes, kinds=kinds,
-                         statuses=statuses, tags=tags, limit=limit, damaged=lambda exc: damaged(self.path, exc))
+                         statuses=statuses, tags=tags, limit=limit, damaged=lambda exc: damaged(self.path, exc),
+                         within=within)
         return [LexHit(*row) for row in rows]
 
     def stats(self) -> dict[str, Any]:

