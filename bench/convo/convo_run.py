@@ -49,7 +49,10 @@ from mem.format.store.store import Store
 
 CACHE = Path(os.environ.get("MEM_CONVO_CACHE", "/tmp/mem-convo-bench"))
 MODES: tuple[str, ...] = ("lexical", "vector", "hybrid")
-KINDS: tuple[str, ...] = ("single", "multi", "temporal", "preference", "dated", "unanswerable")
+KINDS: tuple[str, ...] = ("single", "multi", "temporal", "preference", "unanswerable")
+#: Kinds added later (generator version 2), shown when the data has them (bench/convo2 reuses
+#: these tables and KINDS with data of its own).
+LATER_KINDS: tuple[str, ...] = ("dated",)
 
 
 @dataclass
@@ -84,7 +87,12 @@ def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, 
     """The cached store for ``provider`` (built when missing): import every turn, build vectors."""
     say = log or (lambda _m: None)
     data = dataset(seed, conversations)
-    root = (cache or CACHE) / f"turns-{data['turns_digest']}-{provider}"  # a store holds the turns alone
+    # bench/convo's stores are keyed by the digest of the turns (a store holds the turns alone, so
+    # questions added later reuse it); data of another generator without one (bench/convo2) by its
+    # version, seed and digest
+    key = (f"turns-{data['turns_digest']}" if "turns_digest" in data
+           else f"v{data.get('version', '1')}-seed{seed}-{data['digest']}")
+    root = (cache or CACHE) / f"{key}-{provider}"
     ready = root / "ready.json"
     if ready.exists() and not fresh:
         meta = json.loads(ready.read_text(encoding="utf-8"))
@@ -272,6 +280,7 @@ def tables(m: dict[str, Any]) -> str:
         modes = part["modes"]
         lines.append(f"\n**{split}** ({part['questions']} questions, {m['setup']['embedder']}):\n")
         kinds = [k for k in KINDS if k != "unanswerable"]
+        kinds += [k for k in LATER_KINDS if any(k in r["kinds"] for r in modes.values())]
         traps = sorted(k for r in modes.values() for k in r["kinds"] if k.startswith("unanswerable"))
         traps = sorted(set(traps))
         head = (["mode"] + [f"R@{k}" for k in ks] + ["MRR"] + [f"{k} R@{ks[-1]}" for k in kinds]
