@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import mem.format.store.store as store_mod
+import mem.format.store.forgetting as forgetting_mod
+import mem.format.store.writes as writes_mod
 from mem.format.store.store import Store
 from tests.conftest import MEM_EXE
 
@@ -41,7 +42,7 @@ def test_forget_cut_short_keeps_lineage_closed(
     crash_after: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tally: object
 ) -> None:
     s, root_id, n = _lineage(tmp_path / "s")
-    real = store_mod.remove_file
+    real = forgetting_mod.remove_file
     calls = {"n": 0}
 
     def remove_then_crash(path: Path, *, sync: bool = True) -> bool:
@@ -54,11 +55,11 @@ def test_forget_cut_short_keeps_lineage_closed(
     def no_undo() -> Iterator[None]:  # a crash: nothing runs after it
         yield
 
-    monkeypatch.setattr(store_mod, "undoable", no_undo)
-    monkeypatch.setattr(store_mod, "remove_file", remove_then_crash)
+    monkeypatch.setattr(writes_mod, "undoable", no_undo)
+    monkeypatch.setattr(forgetting_mod, "remove_file", remove_then_crash)
     with pytest.raises(_Crash):
         s.forget([root_id], reason="cut short")
-    monkeypatch.setattr(store_mod, "remove_file", real)
+    monkeypatch.setattr(forgetting_mod, "remove_file", real)
     s2 = Store.open(s.root)
     live = {r.id: r for r in s2.iter_records()}
     dangling = [
@@ -122,7 +123,7 @@ def test_forget_failing_part_way_changes_nothing(
 ) -> None:
     s, root_id, n = _lineage(tmp_path / "s")
     before = {p: p.read_bytes() for p in sorted(s.root.rglob("*")) if p.is_file() and ".mem" not in p.parts}
-    real = store_mod.remove_file
+    real = forgetting_mod.remove_file
     calls = {"n": 0}
 
     def remove_then_fail(path: Path, *, sync: bool = True) -> bool:
@@ -131,10 +132,10 @@ def test_forget_failing_part_way_changes_nothing(
         calls["n"] += 1
         return real(path, sync=sync)
 
-    monkeypatch.setattr(store_mod, "remove_file", remove_then_fail)
+    monkeypatch.setattr(forgetting_mod, "remove_file", remove_then_fail)
     with pytest.raises(_Crash):
         s.forget([root_id], reason="cut short")
     after = {p: p.read_bytes() for p in sorted(s.root.rglob("*")) if p.is_file() and ".mem" not in p.parts}
     assert after == before
-    monkeypatch.setattr(store_mod, "remove_file", real)
+    monkeypatch.setattr(forgetting_mod, "remove_file", real)
     assert len(Store.open(s.root).forget([root_id]).records) == n
