@@ -87,26 +87,34 @@ def ablated(term: str) -> Iterator[None]:
         relevance.name_match, relevance.time_match = saved  # type: ignore[assignment]
 
 
-def ablation(prep: convo_run.Prepared) -> dict[str, Any]:
-    """Hybrid (default) search with stage 2 as it is and with each of its terms off."""
+def ablation(prep: convo_run.Prepared, work: Path) -> dict[str, Any]:
+    """Hybrid (default) search with stage 2 as it is and with each of its terms off; each also
+    with R@10 on the questions whose evidence the person named spoke and those the friend spoke."""
     out: dict[str, Any] = {}
     for term in ("none", "speaker", "when", "stage2"):
         with ablated(term) if term != "none" else contextlib.nullcontext():
-            m = measure(prep, modes=["hybrid"])
-        out[term] = m[gen.SPLIT]["modes"]["hybrid"]
+            m = measure(prep, modes=["hybrid"], keep_hits=True)
+        dump = work / f"ablate-{term}.jsonl"
+        convo_run._dump(prep, m, dump)
+        rows = slice_recalls(dump, prep.data)
+        r = m[gen.SPLIT]["modes"]["hybrid"]
+        r["slices"] = {sl: sum(rows[sl]["hybrid"]) / len(rows[sl]["hybrid"]) for sl in (BY_NAMED, BY_FRIEND)}
+        out[term] = r
     return out
 
 
 def ablation_table(ab: dict[str, Any]) -> str:
     kinds = [k for k in convo_run.KINDS if k != "unanswerable"]
-    lines = ["| hybrid, stage 2 | R@5 | R@10 | MRR | " + " | ".join(f"{k} R@10 / MRR" for k in kinds) + " |",
-             "|---|---|---|---|" + "---|" * len(kinds)]
+    lines = ["| hybrid, stage 2 | R@5 | R@10 | MRR | " + " | ".join(f"{k} R@10 / MRR" for k in kinds)
+             + " | R@10, evidence by the person named | R@10, evidence by the friend |",
+             "|---|---|---|---|" + "---|" * (len(kinds) + 2)]
     label = {"none": "as shipped (speaker + when)", "speaker": "speaker term off", "when": "\"when\" term off",
              "stage2": "stage 2 off (stage 1 order)"}
     for term, r in ab.items():
         a = r["all"]
         row = [label[term], *(f"{a[x]:.3f}" for x in ("recall@5", "recall@10", "mrr"))]
         row += [f"{r['kinds'][k]['recall@10']:.3f} / {r['kinds'][k]['mrr']:.3f}" for k in kinds]
+        row += [f"{r['slices'][BY_NAMED]:.3f}", f"{r['slices'][BY_FRIEND]:.3f}"]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -152,10 +160,14 @@ def misses(prep: convo_run.Prepared, per_kind: int, mode: str = "hybrid", depth:
     return "\n".join(out)
 
 
-def subsets(dump: Path, data: dict[str, Any]) -> str:
-    """R@10 per mode (read off a ``--dump`` file, nothing searched) on slices of the answerable
-    questions: evidence spoken by the person the question names or by the friend; questions that
-    share a content word with their evidence or none; per storyline."""
+BY_NAMED = "evidence by the person named"
+BY_FRIEND = "evidence by the friend (not the person named)"
+
+
+def slice_recalls(dump: Path, data: dict[str, Any]) -> dict[str, dict[str, list[float]]]:
+    """Each answerable question's R@10 per mode (read off a ``--dump`` file), by slice: evidence
+    spoken by the person the question names or by the friend; sharing a content word with the
+    evidence or none; per storyline."""
     import re
 
     from mem.format.search.relevance import STOP_WORDS, read_query
@@ -180,10 +192,15 @@ def subsets(dump: Path, data: dict[str, Any]) -> str:
         by_friend = any(e[1].lower() not in named for e in r["evidence"])
         qw = words(r["question"]) - speakers[r["id"].split(":")[0]]
         shared = any(qw & words(e[2]) for e in r["evidence"])
-        for sl in ("all answerable", "evidence by the friend (not the person named)" if by_friend else
-                   "evidence by the person named", "shares a content word with its evidence" if shared else
+        for sl in ("all answerable", BY_FRIEND if by_friend else BY_NAMED, "shares a content word with its evidence" if shared else
                    "shares no content word with its evidence", f"storyline: {story[r['id']]}"):
             rows.setdefault(sl, {}).setdefault(r["mode"], []).append(rec)
+    return rows
+
+
+def subsets(dump: Path, data: dict[str, Any]) -> str:
+    """R@10 per mode on slices of the answerable questions (:func:`slice_recalls`), as a table."""
+    rows = slice_recalls(dump, data)
     order = ["lexical", "vector", "hybrid", "reranked"]
     modes = sorted({m for v in rows.values() for m in v}, key=lambda m: order.index(m) if m in order else 9)
     lines = ["| slice | n | " + " | ".join(f"{m} R@10" for m in modes) + " |", "|---|---|" + "---|" * len(modes)]
@@ -244,7 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         print(subsets(args.subsets, prep.data))
         return 0
     if args.ablate:
-        ab = ablation(prep)
+        work = CACHE / "ablation"
+        work.mkdir(parents=True, exist_ok=True)
+        ab = ablation(prep, work)
         print(json.dumps(ab, indent=1) if args.json else ablation_table(ab))
         return 0
     floor = (convo_run.default_floor() if args.min_score == "default" else

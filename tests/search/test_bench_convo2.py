@@ -126,6 +126,12 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert f"| all answerable | {answerable} |" in table
     by = [line for line in table.splitlines() if line.startswith("| evidence by")]
     assert sum(int(line.split("|")[2]) for line in by) == answerable
+    ab = convo2_run.ablation(prep, tmp_path)
+    assert set(ab) == {"none", "speaker", "when", "stage2"}
+    plain = convo2_run.measure(prep, modes=["hybrid"])["heldout"]["modes"]["hybrid"]["all"]
+    assert ab["none"]["all"] == plain  # nothing switched off: the default search
+    assert set(ab["none"]["slices"]) == {convo2_run.BY_NAMED, convo2_run.BY_FRIEND}
+    assert "| speaker term off |" in convo2_run.ablation_table(ab)
     with convo2_run.ablated("stage2"):
         from mem.format.search import relevance
 
