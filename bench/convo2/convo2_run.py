@@ -64,9 +64,10 @@ def prepare(provider: str = "minilm", *, fresh: bool = False, conversations: int
 
 
 def measure(prep: convo_run.Prepared, *, modes: list[str] | None = None, floor: float | None = None,
-            keep_hits: bool = False, ks: tuple[int, ...] = DEFAULT_KS) -> dict[str, Any]:
+            keep_hits: bool = False, ks: tuple[int, ...] = DEFAULT_KS, sweep: tuple[float, ...] = ()) -> dict[str, Any]:
+    """bench/convo's measuring over this set's one split (``sweep``: floors read off the scores)."""
     return convo_run._measure(prep, SPLITS, ks=ks, modes=modes, min_score=floor, search_kwargs=None,
-                              keep_hits=keep_hits)
+                              keep_hits=keep_hits, sweep=sweep)
 
 
 @contextlib.contextmanager
@@ -198,8 +199,32 @@ def slice_recalls(dump: Path, data: dict[str, Any]) -> dict[str, dict[str, list[
     return rows
 
 
+def short_hits(dump: Path, data: dict[str, Any], words: int = 4) -> str:
+    """How much of each mode's top 10 (answerable questions) is short turns of at most ``words``
+    words, against their share of all turns and of the evidence turns."""
+    turns = [t["text"] for c in data["conversations"] for s in c["sessions"] for t in s["turns"]]
+    ev = [e for c in data["conversations"] for q in c["questions"] for e in q["evidence"]]
+    text = {t["id"]: t["text"] for c in data["conversations"] for s in c["sessions"] for t in s["turns"]}
+
+    def short(t: str) -> bool:
+        return len(t.split()) <= words
+
+    lines = [f"| turns of at most {words} words | share |", "|---|---|",
+             f"| of all turns | {sum(map(short, turns)) / len(turns):.3f} |",
+             f"| of the evidence turns | {sum(short(text[e]) for e in ev) / len(ev):.3f} |"]
+    per: dict[str, list[bool]] = {}
+    for line in dump.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["evidence"]:
+            per.setdefault(r["mode"], []).extend(short(h[3]) for h in r["hits"][:10])
+    for mode, flags in per.items():
+        lines.append(f"| of {mode}'s top 10 | {sum(flags) / len(flags):.3f} |")
+    return "\n".join(lines)
+
+
 def subsets(dump: Path, data: dict[str, Any]) -> str:
-    """R@10 per mode on slices of the answerable questions (:func:`slice_recalls`), as a table."""
+    """R@10 per mode on slices of the answerable questions (:func:`slice_recalls`), as a table;
+    then the share of short turns in each mode's top 10 (:func:`short_hits`)."""
     rows = slice_recalls(dump, data)
     order = ["lexical", "vector", "hybrid", "reranked"]
     modes = sorted({m for v in rows.values() for m in v}, key=lambda m: order.index(m) if m in order else 9)
@@ -208,7 +233,7 @@ def subsets(dump: Path, data: dict[str, Any]) -> str:
         n = len(next(iter(rows[sl].values())))
         vals = [sum(rows[sl][m]) / len(rows[sl][m]) if rows[sl].get(m) else None for m in modes]
         lines.append(f"| {sl} | {n} | " + " | ".join("–" if v is None else f"{v:.3f}" for v in vals) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\n" + short_hits(dump, data)
 
 
 def _why(ex: dict[str, Any] | None) -> str:
@@ -242,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", type=int, metavar="N", help="print N misses per kind with --explain's evidence")
     ap.add_argument("--ablate", action="store_true", help="hybrid with each of stage 2's terms off (analysis only)")
     ap.add_argument("--subsets", type=Path, metavar="DUMP", help="R@10 per slice of the questions, read off a --dump file")
+    ap.add_argument("--sweep", default="", help="comma-separated floors read off the scores (what each would leave)")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 
@@ -269,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     floor = (convo_run.default_floor() if args.min_score == "default" else
              None if args.min_score == "none" else float(args.min_score))
     m = measure(prep, modes=args.modes.split(",") if args.modes else None, floor=floor,
-                keep_hits=args.dump is not None, ks=tuple(int(x) for x in args.ks.split(",")))
+                keep_hits=args.dump is not None, ks=tuple(int(x) for x in args.ks.split(",")),
+                sweep=tuple(float(x) for x in args.sweep.split(",") if x.strip()))
     if args.dump is not None:
         convo_run._dump(prep, m, args.dump)
     if args.json:
