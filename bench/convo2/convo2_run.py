@@ -139,14 +139,18 @@ def misses(prep: convo_run.Prepared, per_kind: int, mode: str = "hybrid", depth:
             found: list[str] = []
             total = 0
             for c, q in qs:
-                res = s.search(q["question"], scopes=[c["scope"]], k=depth, mode=mode, explain=True,
-                               rerank=(mode == "reranked"))
-                ids = [prep.turn_of.get(h.id, h.id) for h in res.hits]
+                # a miss is judged on the search the benchmark runs (k = 10); the ranks and the
+                # reasons come from a deeper one (whose top 10 can differ: stage 2 reads more hits)
+                kw = {"scopes": [c["scope"]], "mode": "hybrid" if mode == "reranked" else mode,
+                      "rerank": mode == "reranked"}
+                first = [prep.turn_of.get(h.id, h.id) for h in s.search(q["question"], k=10, **kw).hits]
                 ev = set(q["evidence"])
-                if ev & set(ids[:10]) == ev:
+                if ev <= set(first):
                     continue
+                res = s.search(q["question"], k=depth, explain=True, **kw)
+                ids = [prep.turn_of.get(h.id, h.id) for h in res.hits]
                 total += 1
-                lines = [f"- **{q['id']}** \"{q['question']}\" (answer: {q['answer']})"]
+                lines = [f"- **{q['id']}** \"{q['question']}\" (answer: {q['answer']}; ranks below: k = {depth})"]
                 for tid in q["evidence"]:
                     rank = ids.index(tid) + 1 if tid in ids else None
                     sp, text, _day = turn[tid]
@@ -222,6 +226,80 @@ def short_hits(dump: Path, data: dict[str, Any], words: int = 4) -> str:
     return "\n".join(lines)
 
 
+def miss_causes(dump: Path, data: dict[str, Any], mode: str = "hybrid") -> str:
+    """``mode``'s misses (an evidence turn not in the top 10) per kind, by the first of: evidence
+    spoken by the friend of the person named; no content word shared with the evidence (a wording
+    gap: the fact said indirectly, by pronoun, or needing world knowledge); part of the evidence
+    found (multi); the rest (the words are there, the ranking still misses)."""
+    import re
+
+    from mem.format.search.relevance import STOP_WORDS, read_query
+
+    asking = {"what", "when", "where", "which", "who", "how", "did", "does", "do", "is", "was", "has"}
+    speakers = {c["id"]: {n.lower() for n in c["speakers"]} for c in data["conversations"]}
+
+    def words(text: str) -> set[str]:
+        return {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.lower())} - STOP_WORDS - asking
+
+    causes = ["evidence by the friend", "no shared content word", "part of the evidence found", "words shared, ranked out"]
+    table: dict[str, dict[str, int]] = {}
+    for line in dump.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["mode"] != mode or not r["evidence"]:
+            continue
+        ev = {e[0] for e in r["evidence"]}
+        top = {h[0] for h in r["hits"][:10]}
+        row = table.setdefault(r["kind"], {"questions": 0, "misses": 0})
+        row["questions"] += 1
+        if ev <= top:
+            continue
+        row["misses"] += 1
+        sp = speakers[r["id"].split(":")[0]]
+        named = read_query(r["question"]).names & sp
+        qw = words(r["question"]) - sp
+        if any(e[1].lower() not in named for e in r["evidence"]):
+            cause = causes[0]
+        elif not any(qw & words(e[2]) for e in r["evidence"]):
+            cause = causes[1]
+        elif ev & top:
+            cause = causes[2]
+        else:
+            cause = causes[3]
+        row[cause] = row.get(cause, 0) + 1
+    lines = [f"| kind | questions | {mode} misses | " + " | ".join(causes) + " |", "|---|---|---|" + "---|" * len(causes)]
+    for kind in [k for k in convo_run.KINDS if k in table]:
+        row = table[kind]
+        lines.append(f"| {kind} | {row['questions']} | {row['misses']} | " + " | ".join(str(row.get(c, 0)) for c in causes) + " |")
+    return "\n".join(lines)
+
+
+def best_score_auc(dump: Path, data: dict[str, Any]) -> str:
+    """Per mode: how well the best hit's score tells a question with an answer from one without
+    (AUC: the chance that an answerable question's best score beats an unanswerable one's; 0.5 is
+    chance), per trap, and the median best score of each."""
+    import statistics
+
+    trap = {q["id"]: q.get("trap", "") for c in data["conversations"] for q in c["questions"]}
+    best: dict[str, dict[str, list[float]]] = {}
+    for line in dump.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        group = "answerable" if r["evidence"] else trap[r["id"]]
+        best.setdefault(r["mode"], {}).setdefault(group, []).append(r["hits"][0][1] if r["hits"] else 0.0)
+
+    def auc(pos: list[float], neg: list[float]) -> float:
+        return sum((p > n) + 0.5 * (p == n) for p in pos for n in neg) / (len(pos) * len(neg))
+
+    traps = sorted({t for t in trap.values() if t})
+    lines = ["| mode | AUC, all unanswerable | " + " | ".join(f"AUC vs {t}" for t in traps)
+             + " | median best score: answerable / unanswerable |", "|---|---|" + "---|" * (len(traps) + 1)]
+    for mode, g in best.items():
+        neg = [x for t in traps for x in g.get(t, [])]
+        row = [mode, f"{auc(g['answerable'], neg):.3f}", *(f"{auc(g['answerable'], g[t]):.3f}" for t in traps),
+               f"{statistics.median(g['answerable']):.4f} / {statistics.median(neg):.4f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
 def subsets(dump: Path, data: dict[str, Any]) -> str:
     """R@10 per mode on slices of the answerable questions (:func:`slice_recalls`), as a table;
     then the share of short turns in each mode's top 10 (:func:`short_hits`)."""
@@ -233,7 +311,8 @@ def subsets(dump: Path, data: dict[str, Any]) -> str:
         n = len(next(iter(rows[sl].values())))
         vals = [sum(rows[sl][m]) / len(rows[sl][m]) if rows[sl].get(m) else None for m in modes]
         lines.append(f"| {sl} | {n} | " + " | ".join("–" if v is None else f"{v:.3f}" for v in vals) + " |")
-    return "\n".join(lines) + "\n\n" + short_hits(dump, data)
+    return ("\n".join(lines) + "\n\n" + short_hits(dump, data) + "\n\n" + best_score_auc(dump, data)
+            + "\n\n" + miss_causes(dump, data) + "\n\n" + miss_causes(dump, data, "reranked"))
 
 
 def _why(ex: dict[str, Any] | None) -> str:
