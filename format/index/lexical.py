@@ -9,15 +9,13 @@ keeps each scope directory's mtime at which the index last matched it. See spec/
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
-import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import IndexUnavailableError, MemError, ReadOnlyStoreError
 from mem.format.index.common import (
@@ -25,256 +23,47 @@ from mem.format.index.common import (
     LEXICAL_POINTER,
     POINTER_VERSION,
     REBUILD_HINT,
-    create_private,
     io_failure,
-    open_sqlite,
     read_pointer,
     write_pointer,
 )
+from mem.format.index.lexdocs import DocFields as DocFields
+from mem.format.index.lexdocs import build_schema as build_schema
+from mem.format.index.lexdocs import fast_fields as fast_fields
+from mem.format.index.lexdocs import make_doc as make_doc
+from mem.format.index.lexdocs import older_schema as older_schema
 from mem.format.index.lexread import (
     TANTIVY_ERRORS as TANTIVY_ERRORS,  # re-exported (one definition)
 )
 from mem.format.index.lexread import open_index, run_query
-from mem.format.model.record import Record
-from mem.format.rules.lexicon import CONTENT_TOKENIZER, content_analyzer, nfc
+from mem.format.index.lexstate import (
+    _ANY_FIELD_MISSING,
+    _META_COLUMNS,
+    _META_JOIN,
+    _ROW_COLUMNS,
+    _ROW_MARKS,
+    _doc_meta,
+    _without_waiting,
+)
+from mem.format.index.lexstate import BUSY_TIMEOUT as BUSY_TIMEOUT
+from mem.format.index.lexstate import META_COLUMNS as META_COLUMNS
+from mem.format.index.lexstate import STATE_SQL as STATE_SQL
+from mem.format.index.lexstate import DocMeta as DocMeta
+from mem.format.index.lexstate import meta_matches as meta_matches
+from mem.format.index.lexstate import open_state as open_state
+from mem.format.index.lexstate import state_row as state_row
+from mem.format.rules.lexicon import CONTENT_TOKENIZER, content_analyzer
 from mem.format.rules.lexicon import (
     SCHEMA_VERSION as SCHEMA_VERSION,  # re-exported (one definition)
 )
 from mem.format.rules.lexicon import query_words as query_words  # re-exported (one definition)
-from mem.format.rules.recordtext import canonical_body, canonical_pattern, scan_canonical
-from mem.format.rules.timeutil import epoch_ms, format_time, now
+from mem.format.rules.timeutil import format_time, now
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from mem.format.store.store import RecordFilter
 
 WRITER_HEAP = 64 * 1024 * 1024
-
-
-def _ms(t: _dt.datetime | None) -> int:
-    return -1 if t is None else epoch_ms(t)
-
-
-def build_schema() -> Any:
-    import tantivy
-
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("key", stored=False, tokenizer_name="raw")  # scope/id: unique per doc
-    sb.add_text_field("id", stored=True, tokenizer_name="raw")
-    sb.add_text_field("scope", stored=True, tokenizer_name="raw")
-    sb.add_text_field("kind", stored=False, tokenizer_name="raw")
-    sb.add_text_field("status", stored=False, tokenizer_name="raw")
-    sb.add_text_field("tags", stored=False, tokenizer_name="raw")
-    sb.add_text_field("digest", stored=True, tokenizer_name="raw")
-    sb.add_text_field("content", stored=False, tokenizer_name=CONTENT_TOKENIZER, index_option="position")
-    sb.add_integer_field("recorded_at", stored=False, indexed=True, fast=True)
-    sb.add_integer_field("valid_from", stored=False, indexed=True, fast=True)
-    sb.add_integer_field("valid_to", stored=False, indexed=True, fast=True)
-    sb.add_float_field("confidence", stored=False, fast=True)
-    return sb.build()
-
-
-def older_schema(m: dict[str, Any]) -> bool:
-    """Whether the lexical manifest ``m`` names a generation of an older schema than this mem's:
-    derived data this mem cannot use as it is, rebuilt on the next refresh (``build_if_absent``)
-    instead of failing every search until ``mem rebuild``. A newer schema is an error (a newer mem
-    wrote it: never replaced behind its back)."""
-    got = m.get("schema")
-    return isinstance(got, int) and not isinstance(got, bool) and got < SCHEMA_VERSION
-
-
-class DocFields(NamedTuple):
-    """What the indexes keep of a record (a tuple: cheap to build, and to send from a worker)."""
-
-    id: str
-    scope: str
-    kind: str
-    status: str
-    tags: tuple[str, ...]
-    digest: str
-    content: str
-    recorded_ms: int
-    valid_from_ms: int
-    valid_to_ms: int
-    confidence: float
-
-    @classmethod
-    def from_record(cls, rec: Record) -> DocFields:
-        return cls(rec.id, rec.scope, rec.kind, rec.status, tuple(rec.tags), rec.digest, rec.content,
-                   _ms(rec.recorded_at), _ms(rec.valid_from), _ms(rec.valid_to), float(rec.confidence))
-
-
-canonical_pattern()  # compiled before any worker is forked (workers share it)
-
-
-def fast_fields(raw: bytes) -> DocFields | None:
-    """The index fields of a record file in the canonical layout, read by the rules layer's
-    reader (:func:`mem.format.rules.recordtext.scan_canonical`), or None: a file it leaves to the
-    full reader (hand-written YAML, extension keys, anything it might read differently)."""
-    try:
-        f = scan_canonical(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
-    if f is None:
-        return None
-    content = f[15]
-    digest = "sha256:" + hashlib.sha256(canonical_body(content).encode("utf-8")).hexdigest()  # Record.digest
-    return DocFields(f[0], f[1], f[2], f[3], f[5], digest, content, epoch_ms(f[8]), _ms(f[6]), _ms(f[7]), f[4])
-
-
-def make_doc(rec: DocFields) -> Any:
-    import tantivy
-
-    # from_dict: the same document as Document(**fields), in half the time
-    return tantivy.Document.from_dict({
-        "key": f"{rec.scope}/{rec.id}",
-        "id": rec.id,
-        "scope": rec.scope,
-        "kind": rec.kind,
-        "status": rec.status,
-        "tags": list(rec.tags),
-        "digest": rec.digest,
-        "content": nfc(rec.content),  # composed and decomposed accents index as one term
-        "recorded_at": rec.recorded_ms,
-        "valid_from": rec.valid_from_ms,
-        "valid_to": rec.valid_to_ms,
-        "confidence": rec.confidence,
-    })
-
-
-# -- state table ------------------------------------------------------------------------------
-
-#: What the state keeps of each record besides its file state: the fields a search ranks and
-#: filters by, so that fusing candidates needs no record file read (spec/index.md). NULL in a
-#: row written by an older mem (which names only the first six columns): unknown, the search
-#: reads the file. Added to older state tables by ``open_state``.
-META_COLUMNS = (("kind", "TEXT"), ("status", "TEXT"), ("tags", "TEXT"), ("confidence", "REAL"),
-                ("recorded_ms", "INTEGER"), ("valid_from_ms", "INTEGER"), ("valid_to_ms", "INTEGER"))
-STATE_SQL = f"""
-CREATE TABLE IF NOT EXISTS records(
-  id TEXT NOT NULL, scope TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
-  digest TEXT NOT NULL, seq INTEGER NOT NULL, {", ".join(f"{c} {t}" for c, t in META_COLUMNS)},
-  PRIMARY KEY(scope, id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS records_seq ON records(seq);
-CREATE TABLE IF NOT EXISTS gone(id TEXT NOT NULL, scope TEXT NOT NULL, seq INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS gone_seq ON gone(seq);
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
-
-_ROW_COLUMNS = ", ".join(["id", "scope", "mtime_ns", "size", "digest", "seq"] + [c for c, _t in META_COLUMNS])
-_ROW_MARKS = ",".join("?" * (6 + len(META_COLUMNS)))
-
-
-def state_row(rec: DocFields, mtime_ns: int, size: int, seq: int) -> tuple[Any, ...]:
-    """The state row of an indexed record (columns ``_ROW_COLUMNS``)."""
-    return (rec.id, rec.scope, mtime_ns, size, rec.digest, seq, rec.kind, rec.status,
-            json.dumps(list(rec.tags)) if rec.tags else "[]", rec.confidence,
-            rec.recorded_ms, rec.valid_from_ms, rec.valid_to_ms)
-
-
-class DocMeta(NamedTuple):
-    """What the state says of an indexed record: its file state and the fields search uses."""
-
-    mtime_ns: int
-    size: int
-    digest: str
-    kind: str
-    status: str
-    tags: tuple[str, ...]
-    confidence: float
-    recorded_ms: int
-    valid_from_ms: int  # -1: none
-    valid_to_ms: int  # -1: none
-
-    @classmethod
-    def of(cls, f: DocFields, mtime_ns: int, size: int) -> DocMeta:
-        """What the state keeps of ``f``, read from a file of this mtime and size."""
-        return cls(mtime_ns, size, f.digest, f.kind, f.status, tuple(f.tags), f.confidence,
-                   f.recorded_ms, f.valid_from_ms, f.valid_to_ms)
-
-    @classmethod
-    def fields_of(cls, rec: Record) -> tuple[Any, ...]:
-        """What the state keeps of ``rec`` besides its file's mtime and size: a row ``m``
-        describes the record when ``m[2:]`` equals it."""
-        return cls.of(DocFields.from_record(rec), 0, 0)[2:]
-
-
-def _doc_meta(mt: Any, sz: Any, dg: Any, kind: Any, status: Any, tags: Any, conf: Any, rec_ms: Any,
-              vf: Any, vt: Any) -> DocMeta | None:
-    """The DocMeta of a state row's ``_META_COLUMNS`` after its id, or None for a row without the
-    ranking fields (an older mem's) or with tags that are not a JSON list of strings."""
-    if status is None or kind is None or tags is None or conf is None or rec_ms is None or vf is None or vt is None:
-        return None
-    try:
-        tg = () if tags == "[]" else tuple(str(t) for t in json.loads(tags))
-    except (ValueError, TypeError):
-        return None
-    return DocMeta(int(mt), int(sz), str(dg), str(kind), str(status), tg, float(conf), int(rec_ms), int(vf), int(vt))
-
-
-def meta_matches(flt: RecordFilter, scope: str, rid: str, m: DocMeta) -> bool:
-    """``RecordFilter.matches`` on what the state says of record ``rid`` of ``scope`` (its scope
-    too). Exact for a filter without ``known_at``, ``recorded_after`` and ``recorded_before``
-    (record times are whole milliseconds, as the state keeps them); those need what the state
-    does not hold (``superseded_at``) or are not asked of it."""
-    if flt.scopes is not None and scope not in flt.scopes:
-        return False
-    vf = vt = None
-    if flt.as_of is not None:  # -1: none
-        from mem.format.rules.timeutil import from_epoch_ms
-
-        vf = None if m.valid_from_ms == -1 else from_epoch_ms(m.valid_from_ms)
-        vt = None if m.valid_to_ms == -1 else from_epoch_ms(m.valid_to_ms)
-    return flt.matches_fields(rid, m.kind, m.status, m.tags, vf, vt)
-
-
-#: How long a state write waits for another writer (seconds); see ``_without_waiting``.
-BUSY_TIMEOUT = 30
-
-
-@contextlib.contextmanager
-def _without_waiting(db: sqlite3.Connection) -> Iterator[None]:
-    """Best-effort writes: inside, a busy database fails at once instead of after BUSY_TIMEOUT."""
-    db.execute("PRAGMA busy_timeout = 0")
-    try:
-        yield
-    finally:
-        with contextlib.suppress(Exception):
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT * 1000}")
-
-
-def open_state(path: Path, *, create: bool = False) -> sqlite3.Connection:
-    import sqlite3
-    if not create and not path.is_file():
-        raise IndexUnavailableError("the lexical index state table is missing", path=path, hint=REBUILD_HINT)
-    try:
-        if create:
-            create_private(path)
-            db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(STATE_SQL)
-        else:
-            db, read_only = open_sqlite(path, BUSY_TIMEOUT)
-            db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
-            have = {str(r[1]) for r in db.execute("PRAGMA table_info(records)")}
-            if not read_only and any(col not in have for col, _t in META_COLUMNS):  # an older mem's state table
-                with _without_waiting(db):
-                    try:
-                        db.execute("BEGIN IMMEDIATE")
-                        for col, typ in META_COLUMNS:
-                            if col not in have:
-                                db.execute(f"ALTER TABLE records ADD COLUMN {col} {typ}")
-                        db.execute("COMMIT")
-                    except sqlite3.OperationalError:  # read-only or busy: next time (see has_meta)
-                        with contextlib.suppress(sqlite3.Error):
-                            db.execute("ROLLBACK")
-    except sqlite3.DatabaseError as exc:
-        raise io_failure(exc, path, "open the lexical index state table") or IndexUnavailableError(
-            f"the lexical index state table is corrupt: {exc}", path=path, hint=REBUILD_HINT) from None
-    return db
 
 
 LEXICAL_REBUILD_HINT = "run `mem rebuild --lexical`: it rebuilds the index from the records, nothing is lost"
@@ -306,15 +95,6 @@ class LexHit:
     scope: str
     score: float
     digest: str
-
-
-#: The state's columns ``meta_of`` reads (after the scope), and its query of many keys at once.
-_META_COLUMNS = "id, mtime_ns, size, digest, kind, status, tags, confidence, recorded_ms, valid_from_ms, valid_to_ms"
-#: A state row without one of the ranking fields (``complete``; ``_doc_meta`` reads none of it).
-_ANY_FIELD_MISSING = " OR ".join(f"{c} IS NULL" for c, _t in META_COLUMNS)
-_META_JOIN = ("SELECT r.scope, " + ", ".join(f"r.{c}" for c in _META_COLUMNS.split(", ")) +
-              " FROM json_each(?) AS j JOIN records AS r"
-              " ON r.scope = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')")
 
 
 class LexicalIndex:
