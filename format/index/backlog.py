@@ -401,13 +401,14 @@ def load_bulk_embedder(store: Store, provider: str | None = None) -> BulkEmbedde
     """The configured embedder (or ``provider``'s) for bulk runs, using :func:`bulk_threads`
     cores: in parallel pieces of one-thread sessions where the provider allows it, else as the
     provider's own thread count."""
-    from mem.format.embed import choose, load_embedder
+    from mem.format.embed import choose
+    from mem.format.index.space import store_embedder
 
     provider = provider or choose(store.config).provider
     threads = bulk_threads(store.config)
     if provider in DATA_PARALLEL:
-        return BulkEmbedder(load_embedder(provider, threads=1), threads)
-    return BulkEmbedder(load_embedder(provider, threads=threads), 1)
+        return BulkEmbedder(store_embedder(store, provider, threads=1), threads)
+    return BulkEmbedder(store_embedder(store, provider, threads=threads), 1)
 
 
 __all__ = ["BACKFILL_BUDGET_S", "BACKFILL_CHUNK", "BACKFILL_MAX", "BacklogReport", "BulkEmbedder", "backfill",

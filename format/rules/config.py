@@ -134,12 +134,16 @@ def _number(lo: float, hi: float) -> Callable[[Any], bool]:
     return lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
 
 
+#: ``[embedder] graph``: MiniLM's graph (mem.format.embed.minilm): int8 products or float ones.
+EMBED_GRAPHS: tuple[str, ...] = ("int8", "float")
+
 #: Every setting mem reads, with its rule (section, key) -> (check, what it must be). One place:
 #: ``mem verify`` reports each value that breaks its rule (E007); the code that reads a value
 #: refuses the same values.
 SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
     ("embedder", "provider"): (lambda v: isinstance(v, str), "a provider name"),
     ("embedder", "threads"): (_threads_ok, f"a whole number from 1 to {MAX_THREADS}"),
+    ("embedder", "graph"): (lambda v: v in EMBED_GRAPHS, " or ".join(f'"{g}"' for g in EMBED_GRAPHS)),
     ("search", "default_k"): (_whole(1, 1000), "a whole number from 1 to 1000"),
     ("search", "rerank"): (lambda v: isinstance(v, bool), "true or false"),
     ("search", "fusion"): (lambda v: v in ("convex", "rrf"), '"convex" or "rrf"'),
