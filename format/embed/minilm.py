@@ -296,7 +296,8 @@ class MiniLMEmbedder:
 
     def embed(self, texts: Sequence[str], pool: Any = None) -> npt.NDArray[np.float32]:
         """``pool`` (a ``concurrent.futures`` executor): run the batches in its threads at once
-        (one onnxruntime session, whose ``run`` is thread-safe)."""
+        (one onnxruntime session, whose ``run`` is thread-safe), all of them, even one batch:
+        the calling thread embeds nothing (a bulk run's pool threads run at a lower priority)."""
         import numpy as np
 
         out = np.zeros((len(texts), self.space.dim), dtype=np.float32)
@@ -308,7 +309,7 @@ class MiniLMEmbedder:
         def one(idx: list[int]) -> None:
             out[idx] = self._run([encs[i] for i in idx], session)
 
-        if pool is None or len(batches) < 2:
+        if pool is None:
             for idx in batches:
                 one(idx)
         else:

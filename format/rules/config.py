@@ -144,6 +144,7 @@ SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
     ("embedder", "provider"): (lambda v: isinstance(v, str), "a provider name"),
     ("embedder", "threads"): (_threads_ok, f"a whole number from 1 to {MAX_THREADS}"),
     ("embedder", "graph"): (lambda v: v in EMBED_GRAPHS, " or ".join(f'"{g}"' for g in EMBED_GRAPHS)),
+    ("embedder", "bulk_nice"): (_whole(0, 19), "a whole number from 0 (off) to 19"),
     ("search", "default_k"): (_whole(1, 1000), "a whole number from 1 to 1000"),
     ("search", "rerank"): (lambda v: isinstance(v, bool), "true or false"),
     ("search", "fusion"): (lambda v: v in ("convex", "rrf"), '"convex" or "rrf"'),
