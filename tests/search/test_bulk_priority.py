@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from mem.format.embed.hashing import HashingEmbedder
-from mem.format.index.backlog import BULK_NICE, BulkEmbedder, bulk_nice, embed_backlog, load_bulk_embedder
+from mem.format.index.backlog import (
+    BULK_NICE,
+    BulkEmbedder,
+    bulk_nice,
+    embed_backlog,
+    load_bulk_embedder,
+)
 from mem.format.rules.config import Config
 from mem.format.search.engine import Searcher
 from mem.format.store.store import Store
