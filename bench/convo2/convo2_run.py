@@ -120,6 +120,32 @@ def ablation_table(ab: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def k_prefix(prep: convo_run.Prepared, deeper: tuple[int, ...] = (50, 200)) -> str:
+    """Whether a hybrid search's top 10 is the first 10 of a deeper one: per deeper k, how many
+    questions get another top 10, and for how many the evidence enters or leaves it."""
+    from mem.format.search.engine import Searcher
+    from mem.format.store.store import Store
+
+    qs = [(c["scope"], q) for c in prep.data["conversations"] for q in c["questions"]]
+    rec = {t: i for i, t in prep.turn_of.items()}
+    differ = dict.fromkeys(deeper, 0)
+    gained = dict.fromkeys(deeper, 0)
+    lost = dict.fromkeys(deeper, 0)
+    with Searcher(Store.open(prep.store_dir), embedder=prep.provider) as s:
+        for scope, q in qs:
+            top = [h.id for h in s.search(q["question"], scopes=[scope], k=10).hits]
+            ev = {rec[t] for t in q["evidence"]}
+            for k in deeper:
+                first = [h.id for h in s.search(q["question"], scopes=[scope], k=k).hits][:10]
+                differ[k] += first != top
+                gained[k] += len(ev & set(first)) > len(ev & set(top))
+                lost[k] += len(ev & set(first)) < len(ev & set(top))
+    lines = ["| hybrid, k asked | questions whose first 10 differ from k = 10's | evidence enters the top 10 | evidence leaves it |",
+             "|---|---|---|---|"]
+    lines += [f"| {k} | {differ[k]} of {len(qs)} | {gained[k]} | {lost[k]} |" for k in deeper]
+    return "\n".join(lines)
+
+
 def misses(prep: convo_run.Prepared, per_kind: int, mode: str = "hybrid", depth: int = 50) -> str:
     """A sample of questions whose evidence is not in the top 10 of ``mode``, per kind: the
     evidence turns, where they rank in the top ``depth`` and why (``explain``), and what outranked
@@ -347,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablate", action="store_true", help="hybrid with each of stage 2's terms off (analysis only)")
     ap.add_argument("--subsets", type=Path, metavar="DUMP", help="R@10 per slice of the questions, read off a --dump file")
     ap.add_argument("--sweep", default="", help="comma-separated floors read off the scores (what each would leave)")
+    ap.add_argument("--k-prefix", action="store_true", help="does the top 10 change when more hits are asked for?")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 
@@ -361,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses:
         mode = (args.modes or "hybrid").split(",")[0]
         print(misses(prep, args.misses, mode))
+        return 0
+    if args.k_prefix:
+        print(k_prefix(prep))
         return 0
     if args.subsets:
         print(subsets(args.subsets, prep.data))

@@ -126,6 +126,8 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert f"| all answerable | {answerable} |" in table
     by = [line for line in table.splitlines() if line.startswith("| evidence by")]
     assert sum(int(line.split("|")[2]) for line in by) == answerable
+    prefix = convo2_run.k_prefix(prep, (50,))
+    assert "| 50 | " in prefix and f" of {len(qs)} |" in prefix
     ab = convo2_run.ablation(prep, tmp_path)
     assert set(ab) == {"none", "speaker", "when", "stage2"}
     plain = convo2_run.measure(prep, modes=["hybrid"])["heldout"]["modes"]["hybrid"]["all"]
