@@ -177,6 +177,8 @@ DEFAULT_CONFIG = """\
 [embedder]
 # provider = "minilm"   # the default offline model; "hashing" is for tests only
 # threads = 1           # ONNX threads; on a busy 2-core machine one thread is fastest
+# graph = "int8"        # minilm's graph; unset, a store keeps the one its vectors were made with
+# bulk_nice = 10        # bulk embedding threads run this much nicer (Linux); 0: off
 
 [search]
 # default_k = 10
