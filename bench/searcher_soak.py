@@ -68,7 +68,7 @@ def main() -> None:
         i += 1
     stop.set()
     th.join()
-    scanner = getattr(s, "_scanner", None)
+    scanner = getattr(s, "_follower", None)
     scans = getattr(scanner, "scans", None)
     s.close()
     ms = sorted(x[1] * 1000 for x in lat)

@@ -117,15 +117,19 @@ class Searcher(Fusion, LaterStages):
         """
         import contextlib
 
-        # a long-lived searcher's background full scan waits while a search runs
-        running = self._full_scanner().searching() if self.long_lived else contextlib.nullcontext()
+        # a long-lived searcher: the background upkeep of its index (new records, the full scan,
+        # which waits while a search runs); its first search brings the index up to date itself
+        running = self._follow().searching() if self.long_lived else contextlib.nullcontext()
         with running:
             for attempt in range(SWAP_RETRIES):
                 gens = self._generations()
                 try:
-                    return self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
-                                             tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
-                                             explain=explain, gens=gens, rerank=rerank, min_score=min_score)
+                    res = self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
+                                            tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
+                                            explain=explain, gens=gens, rerank=rerank, min_score=min_score)
+                    if self.long_lived:
+                        self._followed()
+                    return res
                 except IndexUnavailableError:
                     if attempt + 1 >= SWAP_RETRIES or self._generations() == gens:
                         raise

@@ -1,6 +1,7 @@
 """What a searcher holds open across searches: the lexical index (refreshed), the vector index
 (space-checked, backfilled), the embedding model, the worker pool, a long-lived searcher's
-background full scan; and the fusion setting it reads from config.toml. ``Searcher``
+background upkeep of the index (format/index/follower.py); and the fusion setting it reads
+from config.toml. ``Searcher``
 (format/search/engine.py) builds on it."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from mem.format.base.errors import (
     IndexUnavailableError,
     InvalidInputError,
     LockTimeoutError,
+    MemError,
     ReadOnlyStoreError,
 )
 from mem.format.model.record import Record
@@ -24,12 +26,16 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
     from mem.format.embed import Embedder
+    from mem.format.index.follower import Follower
     from mem.format.index.lexical import LexicalIndex
     from mem.format.index.vectors import VectorIndex
 
 #: The most records without a vector one search embeds (index/backlog.py: within about 100 ms
 #: of embedding); the rest are searched by the lexical arm and counted in ``unembedded``.
 BACKFILL_LIMIT: int | None = 32
+
+#: What a search says when a writer held the store's lock too long for the index to be refreshed.
+LOCKED_WARNING = "the store is locked by a writer: the index was not refreshed; results may miss the latest changes"
 
 #: What a search of a store it cannot write says (spec/cli/search.md, "A read-only store").
 READ_ONLY_WARNING = ("the store is read-only here: the index was not refreshed, and results come from it as it "
@@ -54,15 +60,17 @@ class SearcherResources:
         self.store = store
         attach(store)
         self.long_lived = long_lived
-        #: a long-lived searcher's periodic full scan, in a background thread (format/index/fullscan.py)
-        self._scanner: Any = None
+        #: a long-lived searcher's upkeep of the index (new records, the periodic full scan), in a
+        #: background thread (format/index/follower.py); used from the end of its first search
+        self._follower: Follower | None = None
+        self._following = False
+        self._rounds_seen = 0  # the follower's rounds this searcher's reader has seen
+        self._reload_failed = False
+        if long_lived:  # this process's own writes: the next search sees them (Follower.wrote)
+            store.listeners.append(self._wrote)
         self.backfill_limit = backfill_limit
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
-        #: the embedder is loaded here (from the config), not given: it follows the index's space
-        self._own_embedder = self._embedder is None
-        #: the space the live vector index records, as last read (its embedder is loaded for it)
-        self._recorded: Any = None
         self._embedder_error: EmbedderUnavailableError | None = None
         self._reranker: Any = None
         self._reranker_error: EmbedderUnavailableError | None = None
@@ -87,10 +95,18 @@ class SearcherResources:
     # -- resources ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        if self._scanner is not None:
-            self._scanner.stop()
-            self._scanner = None
+        if self._follower is not None:
+            self._follower.stop()
+            self._follower = None
+        self._following = False
+        if self._wrote in self.store.listeners:
+            self.store.listeners.remove(self._wrote)
         self._close_indexes()
+
+    def _wrote(self, changes: Sequence[Any]) -> None:
+        """A store listener: this process wrote through the searcher's store."""
+        if self._follower is not None:
+            self._follower.wrote()
 
     def _close_indexes(self) -> None:
         if self._lex is not None:
@@ -122,6 +138,9 @@ class SearcherResources:
         from mem.format.index.lexical import LexicalIndex, older_schema
 
         idx_dir = self.store.index_dir
+        if self._following and self._follower is not None:
+            # this process's own writes, made before this search: seen by it (a round covers them)
+            self._follower.wait_for_writes()
         m = self._pointers.read(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
         if m is None or older_schema(m):
             try:
@@ -143,42 +162,58 @@ class SearcherResources:
             self._lex.reload()
         assert self._lex is not None
         self._scopes_now = None
+        fol = self._follower
+        if self._following and fol is not None:
+            rounds = fol.rounds
+            if rounds != self._rounds_seen:  # committed by the background thread: see it
+                self._rounds_seen = rounds
+                if self._reload_failed:  # (else the thread has reloaded the reader: _reload)
+                    self._reload_failed = False
+                    self._lex.reload()
+            # a long-lived searcher: the background thread keeps the index current; this search
+            # answers from what it has committed (reopened above when it changed)
+            self._unreadable.update(fol.take_unreadable())
+            if isinstance(fol.refused, LockTimeoutError):
+                warnings.append(LOCKED_WARNING)
+            elif isinstance(fol.refused, ReadOnlyStoreError):
+                warnings.append(READ_ONLY_WARNING)
+            fol.poke()
+            return self._lex
         try:
             # a long-lived searcher's periodic full scan runs in its background thread
             st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes)
             self._unreadable.update(st.unreadable)
             self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
-            warnings.append("the store is locked by a writer: the index was not refreshed; results may miss the latest changes")
+            warnings.append(LOCKED_WARNING)
         except ReadOnlyStoreError:
             warnings.append(READ_ONLY_WARNING)
         return self._lex
 
-    def configured_space(self, recorded: Any = None) -> Any:
-        """The space this searcher embeds queries in: its embedder's when one was given, else
-        the configured one for a vector index that records ``recorded`` (format/index/space.py)."""
-        from mem.format.embed import EmbedderChoice, choose, resolve_graph, space_of
+    def configured_space(self) -> Any:
+        from mem.format.embed import configured_space
 
-        if self._embedder is not None and not self._own_embedder:
+        if self._embedder is not None:
             return self._embedder.space
-        if recorded is None:
-            from mem.format.index.space import recorded_space
+        if isinstance(self._embedder_arg, str):
+            from mem.format.embed import space_of
 
-            recorded = recorded_space(self.store)
-        ch = choose(self.store.config)
-        provider = self._embedder_arg if isinstance(self._embedder_arg, str) else ch.provider
-        return space_of(provider, resolve_graph(EmbedderChoice(provider, ch.threads, ch.graph), recorded))
+            return space_of(self._embedder_arg)
+        return configured_space(self.store.config)
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
             if self._embedder_error is not None:
                 raise self._embedder_error
-            from mem.format.index.space import store_embedder
+            from mem.format.embed import choose, load_embedder
 
             try:
                 quick = not self.long_lived  # one query or two: the model that answers one soonest
-                provider = self._embedder_arg if isinstance(self._embedder_arg, str) else None
-                self._embedder = store_embedder(self.store, provider, quick_start=quick, recorded=self._recorded)
+                if isinstance(self._embedder_arg, str):
+                    self._embedder = load_embedder(self._embedder_arg, threads=choose(self.store.config).threads,
+                                                   quick_start=quick)
+                else:
+                    self._embedder = load_embedder(config=self.store.config, quick_start=quick)
             except EmbedderUnavailableError as exc:
                 self._embedder_error = exc
                 raise
@@ -192,12 +227,7 @@ class SearcherResources:
 
         idx_dir = self.store.index_dir
         m = self._pointers.read(idx_dir, VECTORS_POINTER, VECTORS_KIND)
-        from mem.format.index.space import space_in
-
-        self._recorded = space_in(m)
-        want = self.configured_space(self._recorded)
-        if self._own_embedder and self._embedder is not None and self._embedder.space != want:
-            self._embedder = None  # the index was rebuilt in another space meanwhile: load its model
+        want = self.configured_space()
         if m is None:
             emb = self.embedder()
             try:
@@ -220,6 +250,10 @@ class SearcherResources:
                 path=idx_dir / VECTORS_POINTER,
                 hint="run `mem rebuild --vectors` to re-embed with the configured model",
             )
+        fol = self._follower
+        if self._following and fol is not None and fol.left is not None:
+            self._backfill_left = fol.left  # the background thread embeds new records
+            return vec
         # within a budget (a search never waits on a backlog); None: all of it, unbudgeted
         budget = {} if self.backfill_limit is not None else {"budget_s": None}
         try:
@@ -231,19 +265,42 @@ class SearcherResources:
         self._backfill_left = left
         return vec
 
-    def _full_scanner(self) -> Any:
-        """The background full scan of this long-lived searcher, started at its first search."""
-        if self._scanner is None:
-            from mem.format.index.derived import FULL_SCAN_SECONDS
-            from mem.format.index.fullscan import FullScanner
+    def _follow(self) -> Follower:
+        """The background upkeep of this long-lived searcher's index, started at its first search;
+        its searches leave the upkeep to it once the first has brought the index up to date
+        (:meth:`_followed`)."""
+        if self._follower is None:
+            from mem.format.index.follower import Follower, full_scan_period
 
-            try:
-                every = float(self.store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
-            except (TypeError, ValueError):
-                every = FULL_SCAN_SECONDS
-            self._scanner = FullScanner(self.store.root, every)
-            self._scanner.start()
-        return self._scanner
+            self._follower = Follower(self.store.root, full_scan_period(self.store), embedder=lambda: self._embedder,
+                                      changed=self._reload)
+            self._follower.start()
+        return self._follower
+
+    def catch_up(self) -> None:
+        """A long-lived searcher: wait until its background upkeep has brought the index up to
+        date with every change on disk now, every record embedded (the next search answers
+        from it). Searches never
+        wait for it; a caller that must see a change made by another process calls this first.
+        A one-shot searcher's every search does this itself."""
+        if self._follower is not None:
+            self._follower.sync()
+
+    def _reload(self) -> None:
+        """On the follower's thread, once it has committed a change: the searches' lexical reader
+        reloaded there (tantivy opens the new segments; a reader's reload is atomic), so that a
+        search only takes the new searcher. A failure leaves the reload to the next search."""
+        lex = self._lex
+        try:
+            if lex is not None:
+                lex.reload()
+        except MemError:
+            self._reload_failed = True
+
+    def _followed(self) -> None:
+        """The first search of a long-lived searcher is done: the next ones leave the upkeep of
+        the index to its background thread."""
+        self._following = self._follower is not None
 
     def _generations(self) -> tuple[str | None, str | None]:
         """The generations the lexical and vector pointer files name right now (None: unreadable)."""

@@ -17,7 +17,7 @@ import pytest
 from mem.format.embed.hashing import HashingEmbedder
 from mem.format.index.backlog import BACKFILL_MAX, bulk_threads, embed_backlog
 from mem.format.index.derived import index_stats
-from mem.format.search.engine import open_searcher
+from mem.format.search.engine import Searcher, open_searcher
 from mem.format.store.store import Store
 from tests.conftest import MEM_EXE, run_mem
 
@@ -41,7 +41,8 @@ def _backlog(store: Store, n: int) -> None:
 
 def test_a_search_embeds_no_more_than_its_budget_whatever_the_backlog(sstore: Store) -> None:
     emb = CountingEmbedder()
-    s = open_searcher(sstore, embedder=emb)
+    # one-shot searches (`mem search`); a long-lived searcher's: test_follower.py
+    s = Searcher(sstore, embedder=emb, long_lived=False)
     s.search("warm up", mode="hybrid")  # the 4 fixture records embedded, the index made
     emb.calls.clear()
     _backlog(sstore, 300)
@@ -86,6 +87,7 @@ def test_no_backlog_reports_nothing(sstore: Store) -> None:
 def test_embed_backlog_embeds_everything_in_large_batches_and_merges(sstore: Store) -> None:
     s = open_searcher(sstore)
     s.search("warm up", mode="hybrid")
+    s.close()  # (a long-lived searcher's background thread would embed some of the backlog)
     _backlog(sstore, 150)
     emb = CountingEmbedder()
     rep = embed_backlog(sstore, emb, batch=64, merge_min=100)
@@ -94,6 +96,7 @@ def test_embed_backlog_embeds_everything_in_large_batches_and_merges(sstore: Sto
     st = index_stats(sstore).to_dict()["vectors"]
     assert st["missing"] == 0 and st["delta"] == 0  # merged into the main matrices
     assert embed_backlog(sstore, emb).embedded == 0  # nothing left: nothing embedded again
+    s = open_searcher(sstore)
     res = s.search("kite hill", mode="hybrid")
     assert res.unembedded == 0 and res.warnings == []
 
@@ -270,6 +273,7 @@ def test_a_merge_keeps_exactly_the_live_vectors_of_main_delta_and_dead_rows(ssto
 
     s = open_searcher(sstore)
     s.search("warm up", mode="hybrid")
+    s.close()  # (its background thread would embed what the test leaves without a vector)
     _backlog(sstore, 40)
     emb = HashingEmbedder()
     embed_backlog(sstore, emb, merge_min=10)  # 40 rows into the main matrices

@@ -47,21 +47,23 @@ def test_the_full_scan_runs_off_the_search_path_and_finds_in_place_edits(
         os.utime(path.parent, ns=(d.st_atime_ns, d.st_mtime_ns))  # the folder looks untouched
         # found once the background scan has run; every search meanwhile answers at once
         _wait(lambda: tea.id in [h.id for h in s.search("zeppelin", mode="lexical").hits], "the edit")
-        assert s._scanner.scans >= 1 and s._scanner.last_error is None
-        thread = s._scanner._thread
+        assert s._follower.scans >= 1 and s._follower.last_error is None
+        thread = s._follower._thread
     finally:
         s.close()
-    assert full_scans and set(full_scans) == {"mem-fullscan"}  # never the searching thread
+    assert full_scans and set(full_scans) == {"mem-follow"}  # never the searching thread
     # this searcher's scanner is stopped by close (which waits 10 s for a scan in progress; on a
     # loaded machine it may end after); other tests' searchers in this process are not ours to check
     assert thread is not None
     _wait(lambda: not thread.is_alive(), "the scanner to stop")
 
 
-def test_a_scan_waits_while_a_search_runs(sstore: Store) -> None:
-    from mem.format.index.fullscan import FullScanner
+def test_a_scan_waits_while_a_search_runs(sstore: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mem.format.index.follower as follower
+    from mem.format.index.follower import Follower
 
-    sc = FullScanner(sstore.root, 3600)
+    monkeypatch.setattr(follower, "MAX_YIELD_S", 60.0)  # (searches back to back: 50 ms at a time)
+    sc = Follower(sstore.root, 3600)
     paused = threading.Event()
     with sc.searching():
         t = threading.Thread(target=lambda: (sc._pause(), paused.set()))

@@ -130,6 +130,8 @@ def test_real_model_hybrid_finds_a_detail_past_the_embedding_window(store: Store
     for i in range(1, 6):
         store.add(buried_record(i)[:400], scope="ana", kind="episode")  # filler-only distractors
     s = open_searcher(store)
+    s.search("warm up", mode="hybrid")
+    s.catch_up()  # every record embedded (the searches embed none: a background thread does)
     q = BURIED[0]["query"]
     vec = [h.id for h in s.search(q, mode="vector", k=10).hits]
     hyb = [h.id for h in s.search(q, mode="hybrid", k=10).hits]

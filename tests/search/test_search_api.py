@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from mem.format.embed.hashing import HashingEmbedder
 from mem.format.index.common import LEXICAL_POINTER
 from mem.format.index.derived import attach, index_stats, rebuild, refresh, staleness
 from mem.format.model.record import dump_record
-from mem.format.search.engine import open_searcher
+from mem.format.search.engine import Searcher, open_searcher
 from mem.format.store.store import Store
 from tests.conftest import run_mem
 
@@ -67,7 +66,7 @@ def test_forgotten_never_found_even_with_stale_index(sstore: Store) -> None:
 
 
 def test_forget_through_listener_updates_indexes(sstore: Store) -> None:
-    s = open_searcher(sstore)
+    s = Searcher(sstore, long_lived=False)  # (no background upkeep: the forget alone is looked at)
     s.search("tea", mode="hybrid")  # builds both indexes
     tea = next(r for r in sstore.list() if "tea" in r.content)
     before = index_stats(sstore).to_dict()
@@ -86,7 +85,7 @@ def test_forget_through_listener_updates_indexes(sstore: Store) -> None:
 
 
 def test_add_is_incremental_and_vectors_backfilled(sstore: Store) -> None:
-    s = open_searcher(sstore)
+    s = Searcher(sstore, long_lived=False)  # (a long-lived one would apply the journal at once)
     s.search("anything here", mode="hybrid")
     st0 = index_stats(sstore).to_dict()
     new = sstore.add("Carla collects vintage typewriters", scope="ana")
@@ -110,18 +109,21 @@ def test_external_edit_delete_and_new_file(sstore: Store) -> None:
     path = sstore.record_path("bob", bob.id)
     # an editor rewrites the file (new content) ...
     path.write_text(dump_record(bob.with_changes(content="Bob moved to Faro by the sea\n")), "utf-8")
+    s.catch_up()  # a long-lived searcher picks up changes in the background
     res = s.search("Faro sea", mode="lexical")
     assert [h.id for h in res.hits] == [bob.id] and "Faro" in res.hits[0].content
     assert s.search("Porto bridge", mode="lexical").hits == []
     # ... a file appears (git pull) ...
     other = bob.with_changes(id="01JAAAAAAAAAAAAAAAAAAAAAAA", content="Dora plays the cello\n")
     (path.parent / f"{other.id}.md").write_text(dump_record(other), "utf-8")
+    s.catch_up()
     assert ids_of(s.search("cello", mode="hybrid"))[0] == other.id
     assert ids_of(s.search("cello", mode="lexical")) == [other.id]
     # ... and a file is deleted (checkout)
     path.unlink()
     for mode in MODES:
-        assert bob.id not in ids_of(s.search("Faro sea Bob", mode=mode))
+        assert bob.id not in ids_of(s.search("Faro sea Bob", mode=mode))  # at once: every hit is read
+    s.catch_up()
     assert not staleness(sstore).stale
 
 
@@ -190,7 +192,8 @@ class FailingEmbedder:
 
 
 def test_embedder_failure_keeps_record_and_backfills_later(sstore: Store) -> None:
-    open_searcher(sstore).search("tea", mode="hybrid")  # vector index exists
+    with open_searcher(sstore) as s0:  # (closed: its background thread would embed the new record)
+        s0.search("tea", mode="hybrid")  # vector index exists
     rec = sstore.add("Eve keeps bees on the roof", scope="ana")
     bad = open_searcher(sstore, embedder=FailingEmbedder())  # type: ignore[arg-type]
     res = bad.search("bees roof", mode="hybrid")
@@ -290,7 +293,7 @@ def test_long_lived_searcher_sees_later_writes(sstore: Store) -> None:
     other = Store.open(sstore.root)
     attach(other)
     rec = other.add("Gina repairs bicycles on Sundays", scope="bob")
-    time.sleep(0.01)
+    s.catch_up()  # another process's write: picked up in the background (searches never wait for it)
     assert ids_of(s.search("bicycles", mode="hybrid"))[0] == rec.id
 
 
@@ -397,6 +400,7 @@ def test_many_scopes_every_mode(store: Store) -> None:
     # a scope written outside mem since the last search is found by the next one
     other = Store.open(store.root)
     new = other.add("User 99 lives in Sintra", scope="u99", kind="fact")
+    s.catch_up()  # (picked up in the background; the forgotten one above was left out at once)
     for mode in MODES:
         assert new.id in ids_of(s.search("lives in Sintra", mode=mode, k=30)), mode
     # the state rows of many scopes at once, with and without SQLite's JSON functions: the same
@@ -455,7 +459,8 @@ def test_a_search_confined_to_scopes_refreshes_only_those(store: Store, monkeypa
     attach(store)
     store.add("Ana likes the river", scope="ana", kind="fact")
     store.add("Bob likes the bridge", scope="bob", kind="fact")
-    s = open_searcher(store)
+    # a one-shot searcher: a long-lived one leaves the refresh to its background thread, of every scope
+    s = Searcher(store, long_lived=False)
     assert s.search("likes", mode="lexical").hits
     outside = Store.open(store.root)  # no index listener: as an editor or a git pull would
     new_ana = outside.add("Ana also likes tea", scope="ana", kind="fact")

@@ -1,0 +1,317 @@
+"""The background work of a long-lived searcher: picking up new records, and the periodic full scan.
+
+A long-lived :class:`~mem.format.search.engine.Searcher` (``open_searcher``, ``mem search
+--batch``, the MCP server) answers every search from the index as it is and leaves the index's
+upkeep to this thread (spec/index.md, "A long-lived searcher"): applying the write journal of
+mem's writes (a tantivy commit), indexing changed scopes, embedding the new records within the
+search budget (``backlog.backfill``) and, for stores of more than ``FULL_SCAN_MAX_DOCS``
+records, the full stat scan once per ``[search] full_scan_seconds``. Done by a search, that work
+made the search that first saw a new record 10-70x slower than the others (bench/README.md,
+"The long-lived searcher off the search path"). The searches see the new state once a round
+has committed it (they reopen what changed); meanwhile they answer from the previous one.
+
+The thread has its own :class:`Store` (its own writer lock: the lock's depth count is per
+object, not per thread) and its own index objects, as another process would. A round runs when
+a search or a write of the searcher's process pokes it, and at least every ``POLL_S``. A scope
+folder that changed with no write journal is left for ``SETTLE_S`` first: mem's own writes
+journal their record right after writing it (the journal names it, and no listing is needed),
+so only a change made outside mem is listed. The full scan yields to searches: every
+``PAUSE_EVERY`` files it waits while a search is running, at most ``MAX_YIELD_S`` at a time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mem.format.base.errors import LockTimeoutError, MemError, ReadOnlyStoreError
+
+if TYPE_CHECKING:
+    from mem.format.embed import Embedder
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.vectors import VectorIndex
+    from mem.format.store.store import Store
+
+#: How long the full scan waits, at most, for a search to finish before it goes on with its next
+#: files (searches back to back must not starve it: with 2 s, a scan of 100k files outlasted a
+#: 10-minute run of searches; bench/README.md).
+MAX_YIELD_S = 0.05
+#: A round runs at least this often (seconds), poked or not: changes made by other processes
+#: are seen within about this long.
+POLL_S = 0.25
+#: Rounds start at most this often (seconds): a stream of searches pokes the thread at each.
+MIN_GAP_S = 0.02
+#: A changed scope folder with no journal is listed only once it has stayed changed this long
+#: (seconds); see the module text.
+SETTLE_S = 0.5
+
+
+class _Stopped(Exception):
+    """The searcher closed: the scan in progress is abandoned (it has written nothing yet)."""
+
+
+class Follower:
+    """Keeps the index of the store at ``root`` current for a long-lived searcher, off its
+    search path. ``embedder``: the searcher's embedder once it has one (None: no vector is
+    embedded here, the searcher has not needed one yet). ``every``: the full scan's period.
+    ``changed``: see ``_changed``."""
+
+    def __init__(self, root: Path, every: float, embedder: Callable[[], Embedder | None] | None = None,
+                 changed: Callable[[], None] | None = None) -> None:
+        self.root = root
+        #: called on this thread after a round changed the lexical index, before ``rounds`` counts
+        #: it: the searcher reloads its reader here, off its search path
+        self._changed = changed or (lambda: None)
+        self.every = every
+        self._embedder = embedder or (lambda: None)
+        self.scans = 0  # full scans done (tests and bench read it)
+        #: rounds that changed the lexical index: a search that sees this change reloads its
+        #: reader (the manifest may not change: an edit in place keeps the scope folder's mtime)
+        self.rounds = 0
+        self.last_error: str | None = None
+        #: what the last round left for the searches to say: records still without a vector
+        #: (None: not counted yet), and the refusal that kept it from updating the index
+        self.left: int | None = None
+        self.refused: MemError | None = None
+        self._unreadable: set[str] = set()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._cond = threading.Condition()
+        self._searches = 0
+        self._asked = 0  # writes of the searcher's process the rounds are asked to cover
+        self._covered = 0  # ... and those a finished round covered
+        self._thread: threading.Thread | None = None
+        self._store: Store | None = None
+        self._lex: LexicalIndex | None = None
+        self._vec: VectorIndex | None = None
+        self._changed_since: float | None = None
+        self._drain = False  # the next round embeds every record without a vector (sync)
+        self._small_scan = 0.0  # when this thread last scanned a small store in full
+
+    # -- the searcher's side ----------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="mem-follow", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def poke(self) -> None:
+        """Run a round soon (a search ran, or something may have changed)."""
+        self._wake.set()
+
+    def wrote(self) -> None:
+        """The searcher's own process wrote: the next search waits for a round that saw it
+        (:meth:`wait_for_writes`), so a process sees its own writes."""
+        with self._cond:
+            self._asked += 1
+        self._wake.set()
+
+    def sync(self) -> None:
+        """Run a full round now and wait for it: every change on disk when called is then in the
+        index (a change made outside mem included, with no ``SETTLE_S`` wait; a small store is
+        scanned in full), and every record has its vector (no budget: a backlog of thousands
+        takes as long as `mem embed` would)."""
+        self._drain = True
+        self.wrote()
+        self.wait_for_writes()
+
+    def wait_for_writes(self) -> None:
+        """Wait until a round has covered every write this process reported before the call."""
+        with self._cond:
+            target = self._asked
+            while self._covered < target and self._thread is not None and not self._stop.is_set():
+                self._wake.set()
+                self._cond.wait(0.5)
+
+    def take_unreadable(self) -> list[str]:
+        """Record files the rounds could not read since the last call (a search reports them)."""
+        with self._cond:
+            out = sorted(self._unreadable)
+            self._unreadable.clear()
+        return out
+
+    @contextlib.contextmanager
+    def searching(self) -> Iterator[None]:
+        """Held by each search: the full scan waits while any is running."""
+        with self._cond:
+            self._searches += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._searches -= 1
+                if not self._searches:
+                    self._cond.notify_all()
+
+    # -- the thread -------------------------------------------------------------------------
+
+    def _pause(self) -> None:
+        deadline = time.monotonic() + MAX_YIELD_S
+        with self._cond:
+            while self._searches and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+        if self._stop.is_set():
+            raise _Stopped
+
+    def _open(self) -> tuple[Store, LexicalIndex | None]:
+        """This thread's store and lexical index (reopened when another generation is swapped in)."""
+        from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
+        from mem.format.index.lexical import LexicalIndex, older_schema
+        from mem.format.store.store import Store
+
+        if self._store is None:
+            self._store = Store.open(self.root)
+        m = read_pointer(self._store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        if m is None or older_schema(m):
+            self._close_indexes()
+            return self._store, None  # the searches build it (the first one did)
+        if self._lex is None or self._lex.generation != m["generation"]:
+            self._close_indexes()
+            self._lex = LexicalIndex.open(self._store.index_dir)
+        elif self._lex.manifest != m:
+            self._lex.manifest = m
+            self._lex.reload()
+        return self._store, self._lex
+
+    def _close_indexes(self) -> None:
+        for x in (self._lex, self._vec):
+            if x is not None:
+                x.close()
+        self._lex = self._vec = None
+
+    def _settled(self, store: Store, lex: LexicalIndex) -> bool:
+        """False while a scope folder has changed with no write journal for less than SETTLE_S."""
+        from mem.format.index.lexread import PENDING_FILE
+        from mem.format.index.staleness import _scope_dirs
+
+        if (store.index_dir / PENDING_FILE).exists() or _scope_dirs(store) == lex.scope_mtimes():
+            self._changed_since = None
+            return True
+        now = time.monotonic()
+        if self._changed_since is None:
+            self._changed_since = now
+        return now - self._changed_since >= SETTLE_S
+
+    def _full_due(self, store: Store, lex: LexicalIndex, asked: bool) -> bool:
+        """Whether this round stats every file: a big store's periodic scan when due; a small
+        store's (whose every search used to scan it) at most once per POLL_S, or when asked."""
+        from mem.format.index.derived import FULL_SCAN_MAX_DOCS, _auto_full
+
+        if int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
+            return _auto_full(store, lex)
+        now = time.monotonic()
+        if asked or now - self._small_scan >= POLL_S:
+            self._small_scan = now
+            return True
+        return False
+
+    def round(self, poked: bool = True) -> None:
+        """One round of upkeep: the journal, changed scopes, a due full scan, and (when a search
+        or a write asked for the round: ``poked``) new vectors within the search budget, as a
+        search embedded them before (an idle searcher does not embed a backlog)."""
+        from mem.format.index.derived import FULL_SCAN_MAX_DOCS, refresh
+
+        with self._cond:
+            target = self._asked
+            drain, self._drain = self._drain, False
+        asked = target > self._covered
+        try:
+            store, lex = self._open()
+            if lex is not None:
+                full = self._full_due(store, lex, asked)
+                if full or asked or self._settled(store, lex):
+                    before = lex.max_seq()
+                    st = refresh(store, lex=lex, full=full, pause=self._pause if full else None)
+                    if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
+                        self.scans += 1
+                    if st.unreadable:
+                        with self._cond:
+                            self._unreadable.update(st.unreadable)
+                    if lex.max_seq() != before:
+                        self._changed()
+                        self.rounds += 1  # the searches see it (Searcher._lexical)
+                if poked or asked:
+                    self._backfill(store, lex, drain)
+            self.refused = None
+        except (LockTimeoutError, ReadOnlyStoreError) as exc:
+            self.refused = exc
+        finally:
+            with self._cond:
+                self._covered = max(self._covered, target)
+                self._cond.notify_all()
+
+    def _backfill(self, store: Store, lex: LexicalIndex, drain: bool) -> None:
+        """Embed new records within the search budget, when the searcher has an embedder and the
+        vector index is of its space (else the searches say why)."""
+        from mem.format.index.common import VECTORS_KIND, VECTORS_POINTER, read_pointer
+        from mem.format.index.derived import backfill
+        from mem.format.index.vectors import VectorIndex
+
+        emb = self._embedder()
+        if emb is None:
+            return
+        m = read_pointer(store.index_dir, VECTORS_POINTER, VECTORS_KIND)
+        if m is None:
+            return
+        if self._vec is None or self._vec.generation != m["generation"]:
+            if self._vec is not None:
+                self._vec.close()
+            self._vec = VectorIndex(store.index_dir, m)
+        if self._vec.space != emb.space:
+            return
+        budget: dict[str, Any] = {"limit": None, "budget_s": None} if drain else {}
+        _done, self.left = backfill(store, lex, self._vec, emb, **budget)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                poked = self._wake.wait(POLL_S)
+                self._wake.clear()
+                if self._stop.is_set():
+                    return
+                try:
+                    self.round(poked)
+                except _Stopped:
+                    return
+                except (MemError, OSError) as exc:  # a damaged index: the searches say so
+                    self.last_error = str(exc)
+                    self._close_indexes()
+                    self._stop.wait(min(max(self.every, 0.05), 5.0))
+                except Exception as exc:  # never let the thread die silently
+                    self.last_error = f"{type(exc).__name__}: {exc}"
+                    self._close_indexes()
+                    self._stop.wait(5.0)
+                self._stop.wait(MIN_GAP_S)
+        finally:
+            self._close_indexes()
+            with self._cond:
+                self._cond.notify_all()
+
+
+def full_scan_period(store: Store) -> float:
+    """``[search] full_scan_seconds`` of the store's config (the default when unreadable)."""
+    from mem.format.index.derived import FULL_SCAN_SECONDS
+
+    try:
+        return float(store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
+    except (TypeError, ValueError):
+        return FULL_SCAN_SECONDS
+
+
+__all__ = ["Follower", "full_scan_period"]
