@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
                 options=opts,
                 timezone=timezone,
                 display="<stdin>" if path == "-" else None,
-                progress=lambda items: progress(items, len(items), "importing"),
+                progress=lambda items, n: progress(items, n, "importing"),
             )
         finally:
             if tmp is not None:

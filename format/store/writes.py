@@ -42,7 +42,7 @@ class Change:
     op: str  # "put" (added or rewritten) or "delete"
     id: str
     scope: str
-    record: Record | None = None
+    record: Record | None = None  # the record written; None in the changes of a batch
     old_scope: str | None = None
 
 
@@ -141,7 +141,9 @@ class StoreWrites(StoreReads):
 
     def _notify(self, changes: builtins.list[Change]) -> None:
         if self._batch is not None:
-            self._batch.extend(changes)
+            # held until the batch ends without its record (no listener reads it there): an
+            # import of 100k records held every record it wrote (bench/README.md, issue 21)
+            self._batch.extend(Change(c.op, c.id, c.scope, None, c.old_scope) for c in changes)
             return
         for fn in list(self.listeners):
             fn(changes)

@@ -365,7 +365,7 @@ def test_interrupted_import_leaves_whole_records_and_can_be_rerun(store: Store, 
     p = write(tmp_path, *(json.dumps({"content": f"memory number {i}"}) for i in range(20)))
 
     def stop_after(n: int) -> Any:
-        def wrap(items: Iterable[Item]) -> Iterator[Item]:
+        def wrap(items: Iterable[Item], count: int) -> Iterator[Item]:
             for i, it in enumerate(items):
                 if i == n:
                     raise KeyboardInterrupt

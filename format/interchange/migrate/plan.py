@@ -70,27 +70,33 @@ class _State:
         )
 
 
-def _order(items: list[ImportItem]) -> list[ImportItem]:
-    """Items with sources before the items derived from them (stable otherwise)."""
-    ref: dict[str, int] = {}
-    for i, it in enumerate(items):
-        if it.record is not None:
-            ref.setdefault(it.record.id, i)
-        elif it.original_id is not None:
-            ref.setdefault(f"{it.system}\x00{it.original_id}", i)
+def _links(it: ImportItem) -> tuple[str | None, list[str]]:
+    """What an item is known by to the items derived from it (its record's id, else its
+    system's original id), and what it derives from, in that order: ids, its record's lineage,
+    original ids. The import orders its items by these alone (it does not hold the items)."""
+    own = it.record.id if it.record is not None else (
+        f"{it.system}\x00{it.original_id}" if it.original_id is not None else None)
+    needs = list(it.derived_from)
+    if it.record is not None:
+        needs += it.record.derived_from
+    needs += [f"{it.system}\x00{d}" for d in it.derived_from_original]
+    return own, needs
 
-    def deps(it: ImportItem) -> list[int]:
-        out = [ref[d] for d in it.derived_from if d in ref]
-        if it.record is not None:
-            out += [ref[d] for d in it.record.derived_from if d in ref]
-        out += [ref[k] for d in it.derived_from_original if (k := f"{it.system}\x00{d}") in ref]
-        return out
 
-    if not any(it.derived_from or it.derived_from_original or (it.record and it.record.derived_from) for it in items):
-        return items
-    done = [False] * len(items)
-    out: list[ImportItem] = []
-    for start in range(len(items)):
+def _order(refs: dict[str, int], needs: dict[int, list[str]], n: int) -> list[int] | None:
+    """The order of ``n`` items (by their index in the input) that puts sources before the
+    items derived from them, stable otherwise; None: the input's own order. ``refs``: what each
+    item is known by -> the index of the first item known so; ``needs``: index -> what the item
+    derives from (``_links``)."""
+    if not needs:
+        return None
+
+    def deps(i: int) -> list[int]:
+        return [refs[d] for d in needs.get(i, ()) if d in refs]
+
+    done = [False] * n
+    out: list[int] = []
+    for start in range(n):
         if done[start]:
             continue
         stack: list[tuple[int, bool]] = [(start, False)]
@@ -100,10 +106,10 @@ def _order(items: list[ImportItem]) -> list[ImportItem]:
                 continue
             if expanded:
                 done[i] = True
-                out.append(items[i])
+                out.append(i)
                 continue
             stack.append((i, True))
-            for d in reversed(deps(items[i])):
+            for d in reversed(deps(i)):
                 if not done[d] and d != i:
                     stack.append((d, False))
         # a cycle (malformed input) is broken where it closes: each item is still placed once
