@@ -25,10 +25,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mem.format.model import audit
 from mem.format.model.record import Record
 from mem.format.rules import ids, timeutil
-from mem.format.store import store as store_mod
 from mem.format.store.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -73,8 +71,12 @@ def _seeded_id(ms: int | None = None) -> str:
 
 
 def _install_fixed_clock_and_ids() -> None:
-    for mod in (timeutil, store_mod, audit):
-        mod.now = CLOCK.now  # type: ignore[attr-defined]
+    # every loaded module of the library that took timeutil's clock by name (the store's
+    # modules import ``now`` themselves), so that no write reads the real time
+    real_now = timeutil.now
+    for name, mod in list(sys.modules.items()):
+        if (name == "mem.format" or name.startswith("mem.format.")) and getattr(mod, "now", None) is real_now:
+            mod.now = CLOCK.now  # type: ignore[attr-defined]
     ids.new_id = _seeded_id
 
 
