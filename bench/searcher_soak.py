@@ -6,10 +6,11 @@ slower than 5x its p50, the background full scan and the new records' vectors in
 STORE: an existing store with both indexes built (e.g. the 100k store `bench/import_search.py
 --n 100000` leaves). One long-lived searcher (``open_searcher``, as the MCP server keeps) runs
 hybrid searches back to back for ``--minutes``, cycling over a few queries; meanwhile, every
-``--write-every`` seconds, a separate `mem add` process writes a record (its vector is caught up
-by the next search's budget). Prints the latency table (p50, p90, p99, max, max / p50, searches
-over 5x p50), how many full scans the searcher's background thread ran, and the slowest searches
-with their time into the run. Not a test: nothing is asserted; the machine's load is printed.
+``--write-every`` seconds, a separate `mem add` process writes a record (the searcher's background
+thread, format/index/follower.py, indexes and embeds it). Prints the latency table (p50, p90,
+p99, max, max / p50, searches over 5x p50), how many full scans and index-changing rounds the
+background thread ran, and the slowest searches with their time into the run. Not a test:
+nothing is asserted; the machine's load is printed.
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ def main() -> None:
         i += 1
     stop.set()
     th.join()
-    scanner = getattr(s, "_follower", None)
-    scans = getattr(scanner, "scans", None)
+    follower = getattr(s, "_follower", None)
+    scans = getattr(follower, "scans", None)
+    rounds = getattr(follower, "rounds", None)
     s.close()
     ms = sorted(x[1] * 1000 for x in lat)
     p50 = statistics.median(ms)
@@ -81,6 +83,7 @@ def main() -> None:
     print(f"| max / p50 | {ms[-1] / p50:.1f}x |")
     print(f"| searches over 5x p50 | {over} |")
     print(f"| full scans run by the background thread | {scans} |")
+    print(f"| rounds of the background thread that changed the index | {rounds} |")
     print(f"| records written meanwhile (`mem add`, one process each) | {len(writes)} |")
     print(f"| most unembedded records a search reported | {max(x[2] for x in lat)} |")
     slow = sorted(lat, key=lambda x: -x[1])[:5]
