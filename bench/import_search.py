@@ -1,7 +1,7 @@
 """A user's first hour: `mem import` of N memories, then searches; whole processes (issue 21).
 
     python bench/import_search.py [--n 10000] [--embedder minilm] [--work DIR] [--probe 5]
-                                  [--no-embed] [--rebuild]
+                                  [--no-embed] [--rebuild] [--graph int8|float] [--bulk-nice N]
 
 Writes N JSON Lines memories of 10-40 words (sentences of bench/corpus.py) and runs, each as
 its own process under /usr/bin/time (wall seconds and peak RSS):
@@ -13,7 +13,8 @@ its own process under /usr/bin/time (wall seconds and peak RSS):
 3. `mem stats --json`-free check that every vector is there: `index_stats(store)` missing == 0;
 4. with `--rebuild`: `mem rebuild` (both indexes), its wall time and peak RSS, and a search.
 
-Prints a table: import + first search total, the slowest search during/after the import, and
+``--graph`` and ``--bulk-nice`` are written to the new store's config.toml (``[embedder] graph``,
+``bulk_nice``; unset: mem's defaults). Prints a table: import + first search total, the slowest search during/after the import, and
 each command's peak RSS.
 """
 
@@ -86,6 +87,8 @@ def main() -> None:
     ap.add_argument("--probe", type=float, default=5.0)
     ap.add_argument("--no-embed", action="store_true")
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--graph", choices=["int8", "float"], default=None)
+    ap.add_argument("--bulk-nice", type=int, default=None)
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mem-import-search-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -94,8 +97,12 @@ def main() -> None:
     write_input(src, args.n)
     store = work / "store"
     assert run(["init", str(store)], env)["rc"] == 0
-    print(f"load average at start: {os.getloadavg()[0]:.1f}; {args.n} memories; embedder {args.embedder}",
-          flush=True)
+    conf = [f'graph = "{args.graph}"'] if args.graph else []
+    conf += [f"bulk_nice = {args.bulk_nice}"] if args.bulk_nice is not None else []
+    if conf:
+        (store / "config.toml").write_text("[embedder]\n" + "\n".join(conf) + "\n")
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; {args.n} memories; embedder {args.embedder}; "
+          f"config {conf or 'defaults'}", flush=True)
     probes: list[dict[str, Any]] = []
     done = threading.Event()
 

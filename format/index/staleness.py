@@ -212,7 +212,7 @@ def staleness(store: Store, *, full: bool = False) -> Staleness:
             try:
                 from mem.format.embed import configured_space
 
-                st.space_mismatch = vec.space != configured_space(store.config)
+                st.space_mismatch = vec.space != configured_space(store.config, recorded=vec.space)
                 st.vectors_missing = len(_missing_vectors(lex, vec, full=True))
             finally:
                 vec.close()

@@ -74,7 +74,7 @@ def index_stats(store: Store) -> IndexStats:
                             vectors=c["vectors"], delta=c["delta"], dead=c["dead"],
                             bytes=tree_bytes(vec.path))
                 try:
-                    vecd["space_matches"] = vec.space == configured_space(store.config)
+                    vecd["space_matches"] = vec.space == configured_space(store.config, recorded=vec.space)
                 except MemError:
                     vecd["space_matches"] = False
                 if lex is not None and lexd["corrupt"] is None:

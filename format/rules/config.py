@@ -134,12 +134,17 @@ def _number(lo: float, hi: float) -> Callable[[Any], bool]:
     return lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
 
 
+#: ``[embedder] graph``: MiniLM's graph (mem.format.embed.minilm): int8 products or float ones.
+EMBED_GRAPHS: tuple[str, ...] = ("int8", "float")
+
 #: Every setting mem reads, with its rule (section, key) -> (check, what it must be). One place:
 #: ``mem verify`` reports each value that breaks its rule (E007); the code that reads a value
 #: refuses the same values.
 SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
     ("embedder", "provider"): (lambda v: isinstance(v, str), "a provider name"),
     ("embedder", "threads"): (_threads_ok, f"a whole number from 1 to {MAX_THREADS}"),
+    ("embedder", "graph"): (lambda v: v in EMBED_GRAPHS, " or ".join(f'"{g}"' for g in EMBED_GRAPHS)),
+    ("embedder", "bulk_nice"): (_whole(0, 19), "a whole number from 0 (off) to 19"),
     ("search", "default_k"): (_whole(1, 1000), "a whole number from 1 to 1000"),
     ("search", "rerank"): (lambda v: isinstance(v, bool), "true or false"),
     ("search", "fusion"): (lambda v: v in ("convex", "rrf"), '"convex" or "rrf"'),
@@ -172,6 +177,8 @@ DEFAULT_CONFIG = """\
 [embedder]
 # provider = "minilm"   # the default offline model; "hashing" is for tests only
 # threads = 1           # ONNX threads; on a busy 2-core machine one thread is fastest
+# graph = "int8"        # minilm's graph; unset, a store keeps the one its vectors were made with
+# bulk_nice = 10        # bulk embedding threads run this much nicer (Linux); 0: off
 
 [search]
 # default_k = 10

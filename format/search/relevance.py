@@ -17,7 +17,7 @@ development half of the conversational benchmark, never on its held-out half:
    + S_BIAS``,
    ``named`` = 1 when the record's speaker is named (a question about what Sofia said is answered
    by a turn Sofia spoke, whose text says "I", not "Sofia"), ``timed`` = 1 when the query asks
-   "when" and the record says when (``has_time``: "yesterday", "last Saturday", a date),
+   "when" or names a date and the record says when (``has_time``: "yesterday", "last Saturday", a date),
    ``dated`` = 1 when the record's ``valid_from`` falls on a date the query names or in the
    ``DATE_AFTER_DAYS`` after it (``date_match``; such a query also draws candidates by time: the
    search's time-drawn arm, ``date_windows``);
@@ -280,9 +280,10 @@ def name_match(reading: QueryReading, speaker: str | None) -> float:
 
 
 def time_match(reading: QueryReading, text: str) -> float:
-    """For a question that asks "when": 1.0 when the record's ``text`` says when (``has_time``);
-    0.0 for any other query."""
-    return has_time(text) if reading.asks_when else 0.0
+    """For a question that asks "when" or names a date: 1.0 when the record's ``text`` says when
+    (``has_time``); 0.0 for any other query. The turn that answers "when did ..." says when,
+    and so does the turn that tells of a named day ("I passed my driving test yesterday")."""
+    return has_time(text) if reading.asks_when or reading.dates else 0.0
 
 
 def date_windows(reading: QueryReading) -> list[tuple[_dt.datetime, _dt.datetime]]:

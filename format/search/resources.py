@@ -71,6 +71,10 @@ class SearcherResources:
         self.backfill_limit = backfill_limit
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
+        #: the embedder is loaded here (from the config), not given: it follows the index's space
+        self._own_embedder = self._embedder is None
+        #: the space the live vector index records, as last read (its embedder is loaded for it)
+        self._recorded: Any = None
         self._embedder_error: EmbedderUnavailableError | None = None
         self._reranker: Any = None
         self._reranker_error: EmbedderUnavailableError | None = None
@@ -190,30 +194,31 @@ class SearcherResources:
             warnings.append(READ_ONLY_WARNING)
         return self._lex
 
-    def configured_space(self) -> Any:
-        from mem.format.embed import configured_space
+    def configured_space(self, recorded: Any = None) -> Any:
+        """The space this searcher embeds queries in: its embedder's when one was given, else
+        the configured one for a vector index that records ``recorded`` (format/index/space.py)."""
+        from mem.format.embed import EmbedderChoice, choose, resolve_graph, space_of
 
-        if self._embedder is not None:
+        if self._embedder is not None and not self._own_embedder:
             return self._embedder.space
-        if isinstance(self._embedder_arg, str):
-            from mem.format.embed import space_of
+        if recorded is None:
+            from mem.format.index.space import recorded_space
 
-            return space_of(self._embedder_arg)
-        return configured_space(self.store.config)
+            recorded = recorded_space(self.store)
+        ch = choose(self.store.config)
+        provider = self._embedder_arg if isinstance(self._embedder_arg, str) else ch.provider
+        return space_of(provider, resolve_graph(EmbedderChoice(provider, ch.threads, ch.graph), recorded))
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
             if self._embedder_error is not None:
                 raise self._embedder_error
-            from mem.format.embed import choose, load_embedder
+            from mem.format.index.space import store_embedder
 
             try:
                 quick = not self.long_lived  # one query or two: the model that answers one soonest
-                if isinstance(self._embedder_arg, str):
-                    self._embedder = load_embedder(self._embedder_arg, threads=choose(self.store.config).threads,
-                                                   quick_start=quick)
-                else:
-                    self._embedder = load_embedder(config=self.store.config, quick_start=quick)
+                provider = self._embedder_arg if isinstance(self._embedder_arg, str) else None
+                self._embedder = store_embedder(self.store, provider, quick_start=quick, recorded=self._recorded)
             except EmbedderUnavailableError as exc:
                 self._embedder_error = exc
                 raise
@@ -227,7 +232,12 @@ class SearcherResources:
 
         idx_dir = self.store.index_dir
         m = self._pointers.read(idx_dir, VECTORS_POINTER, VECTORS_KIND)
-        want = self.configured_space()
+        from mem.format.index.space import space_in
+
+        self._recorded = space_in(m)
+        want = self.configured_space(self._recorded)
+        if self._own_embedder and self._embedder is not None and self._embedder.space != want:
+            self._embedder = None  # the index was rebuilt in another space meanwhile: load its model
         if m is None:
             emb = self.embedder()
             try:

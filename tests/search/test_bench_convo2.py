@@ -126,6 +126,8 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert f"| all answerable | {answerable} |" in table
     by = [line for line in table.splitlines() if line.startswith("| evidence by")]
     assert sum(int(line.split("|")[2]) for line in by) == answerable
+    prefix = convo2_run.k_prefix(prep, (50,))
+    assert "| 50 | " in prefix and f" of {len(qs)} |" in prefix
     ab = convo2_run.ablation(prep, tmp_path)
     assert set(ab) == {"none", "speaker", "when", "stage2"}
     plain = convo2_run.measure(prep, modes=["hybrid"])["heldout"]["modes"]["hybrid"]["all"]
@@ -137,3 +139,14 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
 
         assert relevance.name_match(relevance.read_query("When did Kasia move?"), "kasia") == 0.0
     assert relevance.name_match(relevance.read_query("When did Kasia move?"), "kasia") == 1.0
+
+
+def test_speaker_in_text_variant() -> None:
+    """The variant writes each turn as "Name: text", under another digest; the data is untouched."""
+    data = generate.dataset(conversations=1)
+    before = [t["text"] for s in data["conversations"][0]["sessions"] for t in s["turns"]]
+    var = convo2_run.speaker_in_text(data)
+    turns = [t for s in var["conversations"][0]["sessions"] for t in s["turns"]]
+    assert [t["text"] for t in turns] == [f"{t['speaker']}: {b}" for t, b in zip(turns, before, strict=True)]
+    assert var["digest"] != data["digest"]
+    assert [t["text"] for s in data["conversations"][0]["sessions"] for t in s["turns"]] == before

@@ -26,7 +26,7 @@ def test_choose_env_over_config() -> None:
     with pytest.raises(EmbedderUnavailableError):
         choose(Config(embedder={"provider": "gpt"}), env={})
     assert configured_space(cfg, env={}).provider == "hashing"
-    assert space_of("minilm").digest.endswith("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6")
+    assert space_of("minilm", "float").digest.endswith("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6")
 
 
 def test_hashing_is_deterministic_and_normalized() -> None:
@@ -66,21 +66,23 @@ def test_minilm_loads_offline_and_ranks_paraphrases(no_network: None) -> None:
 
 @pytest.mark.model
 def test_minilm_quick_start_gives_the_same_vectors_then_the_optimized_session(no_network: None) -> None:
+    """The float graph's quick start; the int8 graph has one session (nothing large to fold)."""
     import numpy as np
 
     from mem.format.embed.minilm import QUICK_CALLS, MiniLMEmbedder
 
-    full = MiniLMEmbedder()
+    full = MiniLMEmbedder(graph="float")
     texts = ["where does Ana live", "The padlock combination for the storage unit is 7-3-9-1.", "x"]
     want = full.embed(texts)
-    quick = MiniLMEmbedder(quick_start=True)
+    assert not MiniLMEmbedder(quick_start=True)._quick  # int8
+    quick = MiniLMEmbedder(quick_start=True, graph="float")
     first = quick._session
     got = [quick.embed([t])[0] for t in texts[:QUICK_CALLS]]
     assert quick._session is first  # the first QUICK_CALLS single texts: the quick session
     assert np.allclose(np.stack(got), want[:QUICK_CALLS], atol=2e-5)
     assert quick.embed([texts[-1]]).shape == (1, 384) and quick._session is not first  # then optimized
     assert np.allclose(quick.embed(texts), want, atol=1e-6)
-    batch = MiniLMEmbedder(quick_start=True)
+    batch = MiniLMEmbedder(quick_start=True, graph="float")
     assert np.allclose(batch.embed(texts[:2]), want[:2], atol=1e-6)  # a batch: optimized at once
     assert batch._session is not first and not batch._quick
 
@@ -113,8 +115,12 @@ def test_minilm_batches_to_a_token_budget_and_a_pool_gives_the_same_vectors(no_n
 
 @pytest.mark.model
 def test_one_shot_searcher_starts_the_model_quickly_long_lived_does_not(store: Store) -> None:
+    """With the float graph (a store whose vectors were made with it); the int8 graph's one
+    session starts as quickly."""
     from mem.format.search.engine import Searcher
 
+    (store.root / "config.toml").write_text('[embedder]\ngraph = "float"\n')
+    store = Store.open(store.root)
     store.add("My daughter is allergic to peanuts.", scope="ana", kind="fact")
     with Searcher(store, embedder="minilm", long_lived=False) as one, \
             Searcher(store, embedder="minilm", long_lived=True) as kept:

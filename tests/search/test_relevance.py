@@ -84,7 +84,10 @@ def test_has_time_and_time_match() -> None:
     when, what = read_query("When did Ana adopt the dog?"), read_query("What dog did Ana adopt?")
     assert time_match(when, "we adopted him yesterday") == 1.0
     assert time_match(when, "we adopted a greyhound") == 0.0
-    assert time_match(what, "we adopted him yesterday") == 0.0  # only a question that asks when
+    assert time_match(what, "we adopted him yesterday") == 0.0  # only a question that asks when,
+    dated = read_query("What did Ana do on 4 June 2022?")  # or that names a date
+    assert time_match(dated, "we adopted him yesterday") == 1.0
+    assert time_match(dated, "we adopted a greyhound") == 0.0
 
 
 @settings(max_examples=200, deadline=None)
@@ -203,7 +206,7 @@ def test_a_named_date_draws_candidates_by_time(store: Store) -> None:
     by_id = {h.id: h for h in res.hits}
     said = by_id[ids["said"]]
     assert "date" in said.arms and said.explain is not None and said.explain["date"]["rank"] >= 1
-    assert said.explain["speaker"]["date_named"] == 1.0
+    assert said.explain["speaker"]["date_named"] == 1.0 and said.explain["speaker"]["says_when"] == 1.0
     # what must not be drawn by time: a record valid after the window, another scope, another kind
     assert ids["late"] not in by_id or "date" not in by_id[ids["late"]].arms
     assert ids["other_scope"] not in by_id and ids["other_kind"] not in by_id
