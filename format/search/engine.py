@@ -232,11 +232,6 @@ class Searcher(Fusion, LaterStages):
 
             if filtered(flt):
                 keep, delta_keep = self._vector_masks(lex, vec, scope_list, flt)
-        prepared = None  # the first attempt's vector search: its scan starts once the query is embedded
-        if vec is not None and qjob is not None:
-            prepared = vec.prepare(scope_list, fetch, use_graph=self.long_lived, keep=keep, delta_keep=delta_keep)
-            if prepared.scan.shared():
-                handoff.post(prepared.scan)  # not taken when embedded already: run below as any search
         weights: dict[str, float] | None = None
         if used == "hybrid" and self._fusion()[0] == "convex":
             from mem.format.index.lexical import TANTIVY_ERRORS, damaged
@@ -253,12 +248,14 @@ class Searcher(Fusion, LaterStages):
         within: list[tuple[int, int]] | None = None  # the time-drawn arm's ranges of valid_from (ms)
         reranked = do_rerank and staged
         if staged:
-            from mem.format.search.relevance import SPEAKER_TOP, read_query
+            from mem.format.search.relevance import pool_size, read_query
 
-            # the hits the later stages read: stage 2 the best SPEAKER_TOP when the query names
-            # someone or asks when (else it cannot apply, and only the hits are read), stage 3 its top_n
+            # the pool the later stages reorder: stage 1's best ``want`` from a fetch that does
+            # not depend on k (relevance.pool_size), so that a search's first n hits are those of
+            # the same search with k = n; a larger k gets the rest in stage 1's order after it
             reading = read_query(query)
-            want = max(k, SPEAKER_TOP if reading.names or reading.asks_when else 0, top_n if reranked else 0)
+            want = pool_size(reading, top_n if reranked else None)
+            fetch = max(4 * want, 40)
             if reading.dates:
                 from mem.format.search.relevance import date_windows
 
@@ -267,62 +264,86 @@ class Searcher(Fusion, LaterStages):
                 within = [(int(a.timestamp() * 1000), int(b.timestamp() * 1000)) for a, b in date_windows(reading)]
         else:
             want = k
-        for _attempt in range(4):
-            lex_hits = []
-            if used in ("hybrid", "lexical"):
-                lex_hits = lex.search(query, scopes=scopes, kinds=kinds, statuses=eff_status, tags=tags,
-                                      limit=fetch)
-            date_hits = [] if within is None else lex.search(query, scopes=scopes, kinds=kinds, statuses=eff_status,
-                                                              tags=tags, limit=fetch, within=within)
-            views: dict[tuple[str, str], Any] = {}
-            tomb: dict[str, Any] = {}
-            inputs: dict[tuple[str, str], Any] = {}
-            if qjob is not None:
-                # while the query is embedded: look up the lexical candidates, score what does
-                # not need the query's vector, and gather their vectors
-                keys = [(h.scope, h.id) for h in (*lex_hits, *date_hits)]
-                self._views(keys, flt, tomb, weights, lex, views)
-                self._inputs(keys, views, inputs, used, at, explain, weights, vec)
-                qvec, embedded_at = handoff.wait() or qjob.result()  # None: raise the embedding's error
-                helper = qjob if handoff.posted else None  # the embedding thread works on the scan
-                qjob = None
-            else:
-                helper = None
-            vec_hits = []
-            if vec is not None and qvec is not None:
-                if prepared is not None:
-                    vec_hits = prepared.run(qvec, pool, helper=helper)
-                    prepared = None
-                else:
-                    vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool,
-                                          keep=keep, delta_keep=delta_keep)
-            # with drawn-by-time candidates every candidate is ranked into a hit: stage 2 weighs
-            # their time, and stage 1 alone might leave them below the best ``want``
-            hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex,
-                                     want if within is None else None, views, tomb, inputs, date_hits)
-            if stale:
-                from mem.format.index.derived import refresh
 
-                try:
-                    refresh(self.store, lex=lex, full=False)
-                    self._reindex(lex, stale)
-                except LockTimeoutError:
-                    warnings.append("some index entries were stale and could not be refreshed (store locked)")
+        prepared = None  # the first attempt's vector search: its scan starts once the query is embedded
+        if vec is not None and qjob is not None:
+            prepared = vec.prepare(scope_list, fetch, use_graph=self.long_lived, keep=keep, delta_keep=delta_keep)
+            if prepared.scan.shared():
+                handoff.post(prepared.scan)  # not taken when embedded already: run below as any search
+
+        def first_stage(fetch: int, want: int, everyone: bool) -> tuple[list[Hit], bool, int]:
+            """Stage 1: the best ``want`` candidates (every candidate when ``everyone``) of each
+            arm's best ``fetch``, more while filters reject too many; the hits sorted by score,
+            whether the arms ran out, and the fetch used."""
+            nonlocal qjob, prepared, qvec, embedded_at
+            hits: list[Hit] = []
+            exhausted = True
+            for _attempt in range(4):
+                lex_hits = []
+                if used in ("hybrid", "lexical"):
+                    lex_hits = lex.search(query, scopes=scopes, kinds=kinds, statuses=eff_status, tags=tags,
+                                          limit=fetch)
+                date_hits = [] if within is None else lex.search(query, scopes=scopes, kinds=kinds,
+                                                                  statuses=eff_status, tags=tags, limit=fetch,
+                                                                  within=within)
+                views: dict[tuple[str, str], Any] = {}
+                tomb: dict[str, Any] = {}
+                inputs: dict[tuple[str, str], Any] = {}
+                if qjob is not None:
+                    # while the query is embedded: look up the lexical candidates, score what does
+                    # not need the query's vector, and gather their vectors
+                    keys = [(h.scope, h.id) for h in (*lex_hits, *date_hits)]
+                    self._views(keys, flt, tomb, weights, lex, views)
+                    self._inputs(keys, views, inputs, used, at, explain, weights, vec)
+                    qvec, embedded_at = handoff.wait() or qjob.result()  # None: raise the embedding's error
+                    helper = qjob if handoff.posted else None  # the embedding thread works on the scan
+                    qjob = None
+                else:
+                    helper = None
+                vec_hits = []
+                if vec is not None and qvec is not None:
+                    if prepared is not None:
+                        vec_hits = prepared.run(qvec, pool, helper=helper)
+                        prepared = None
+                    else:
+                        vec_hits = vec.search(qvec, scope_list, fetch, use_graph=self.long_lived, pool=pool,
+                                              keep=keep, delta_keep=delta_keep)
+                hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex,
+                                         None if everyone else want, views, tomb, inputs, date_hits)
+                if stale:
+                    from mem.format.index.derived import refresh
+
+                    try:
+                        refresh(self.store, lex=lex, full=False)
+                        self._reindex(lex, stale)
+                    except LockTimeoutError:
+                        warnings.append("some index entries were stale and could not be refreshed (store locked)")
+                        break
+                    except ReadOnlyStoreError:
+                        if READ_ONLY_WARNING not in warnings:
+                            warnings.append(READ_ONLY_WARNING)
+                        break
+                    continue
+                exhausted = len(lex_hits) < fetch and len(vec_hits) < fetch
+                if len(hits) >= want or exhausted:
                     break
-                except ReadOnlyStoreError:
-                    if READ_ONLY_WARNING not in warnings:
-                        warnings.append(READ_ONLY_WARNING)
-                    break
-                continue
-            exhausted = len(lex_hits) < fetch and len(vec_hits) < fetch
-            if len(hits) >= want or exhausted:
-                break
-            fetch *= 4
-        hits.sort(key=lambda h: (-h.score, h.id))
+                fetch *= 4
+            hits.sort(key=lambda h: (-h.score, h.id))
+            return hits, exhausted, fetch
+
+        # with drawn-by-time candidates every candidate is ranked into a hit: stage 2 weighs
+        # their time, and stage 1 alone might leave them below the best ``want``
+        hits, exhausted, fetch = first_stage(fetch, want, within is not None)
         if staged:
             hits = self._stage2(query, hits, explain)
         if reranked:
             hits = self._rerank(query, hits, top_n, explain, warnings)
+        if staged and len(hits) < k and not exhausted:
+            # k beyond the pool: the rest of stage 1's best k after it
+            pooled = {(h.scope, h.id) for h in hits}
+            more, _exhausted, _fetch = first_stage(max(fetch, 4 * k), k, False)
+            rest = [h for h in more if (h.scope, h.id) not in pooled][:k - len(hits)]
+            hits += self._stage2(query, rest, explain, pool=hits)  # rescored as the pool was, after it
         if min_score is not None:
             hits = [h for h in hits if h.score >= min_score]
             if explain:

@@ -65,6 +65,10 @@ CALIBRATION: dict[str, tuple[float, float]] = {
 #: The vector weight of the convex evidence ``w * cosine + (1 - w) * coverage ** 2`` when
 #: ``[search] vector_weight`` is not set (the best of a grid on the development half).
 VECTOR_WEIGHT = 0.6
+#: The pool the later stages reorder: the best ``POOL_MIN`` of stage 1 (``SPEAKER_TOP`` when the
+#: query names someone, asks "when" or names a date; ``[search] rerank_top`` when reranking, if
+#: more), whatever k is; a larger k gets the rest in stage 1's order after it (``pool_size``).
+POOL_MIN = 10
 #: Stage 2: how many of the best hits are read for their speaker, and its coefficients.
 SPEAKER_TOP = 30
 S_Z1 = 2.003
@@ -301,9 +305,19 @@ def date_match(reading: QueryReading, when: _dt.datetime | None) -> float:
     return 1.0 if any(a <= when < b for a, b in date_windows(reading)) else 0.0
 
 
+def pool_size(reading: QueryReading, rerank_top: int | None = None) -> int:
+    """How many of stage 1's best hits the later stages reorder (the pool): ``POOL_MIN``,
+    ``SPEAKER_TOP`` when the query names someone, asks "when" or names a date (stage 2 reads
+    that many), ``rerank_top`` when reranking, whichever is most. It never depends on k, so
+    that a search's first n hits are those of the same search with k = n."""
+    staged = SPEAKER_TOP if reading.names or reading.asks_when or reading.dates else 0
+    return max(POOL_MIN, staged, rerank_top or 0)
+
+
 __all__ = [
     "CALIBRATED_FOR",
     "CALIBRATION",
+    "POOL_MIN",
     "RECALL_MIN_SCORE",
     "RERANK_TOP",
     "SPEAKER_TOP",
@@ -314,6 +328,7 @@ __all__ = [
     "date_windows",
     "first_z",
     "name_match",
+    "pool_size",
     "read_query",
     "rerank_z",
     "sigmoid",
