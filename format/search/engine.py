@@ -255,7 +255,7 @@ class Searcher(Fusion, LaterStages):
             # the same search with k = n; a larger k gets the rest in stage 1's order after it
             reading = read_query(query)
             want = pool_size(reading, top_n if reranked else None)
-            fetch = max(4 * want, 40)
+            fetch = max(want, 40)  # for k <= 10: the candidates of a search before the pool
             if reading.dates:
                 from mem.format.search.relevance import date_windows
 
@@ -333,17 +333,18 @@ class Searcher(Fusion, LaterStages):
 
         # with drawn-by-time candidates every candidate is ranked into a hit: stage 2 weighs
         # their time, and stage 1 alone might leave them below the best ``want``
-        hits, exhausted, fetch = first_stage(fetch, want, within is not None)
+        hits, _exhausted, fetch = first_stage(fetch, want, within is not None)
         if staged:
             hits = self._stage2(query, hits, explain)
         if reranked:
             hits = self._rerank(query, hits, top_n, explain, warnings)
-        if staged and len(hits) < k and not exhausted:
+        if staged and len(hits) < k and len(hits) >= want:  # (fewer than the pool: there are no more)
             # k beyond the pool: the rest of stage 1's best k after it
             pooled = {(h.scope, h.id) for h in hits}
             more, _exhausted, _fetch = first_stage(max(fetch, 4 * k), k, False)
-            rest = [h for h in more if (h.scope, h.id) not in pooled][:k - len(hits)]
-            hits += self._stage2(query, rest, explain, pool=hits)  # rescored as the pool was, after it
+            # in stage 1's order, with stage 1's scores: rescored by stage 2 and sorted, the first of
+            # the rest would depend on how many more are asked for
+            hits += [h for h in more if (h.scope, h.id) not in pooled][:k - len(hits)]
         if min_score is not None:
             hits = [h for h in hits if h.score >= min_score]
             if explain:

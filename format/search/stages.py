@@ -45,12 +45,11 @@ class LaterStages(SearcherResources):
                 raise
         return self._reranker
 
-    def _stage2(self, query: str, hits: list[Hit], explain: bool, pool: list[Hit] | None = None) -> list[Hit]:
+    def _stage2(self, query: str, hits: list[Hit], explain: bool) -> list[Hit]:
         """Stage 2 (mem.format.search.relevance): when the query names someone who speaks in the best
-        ``SPEAKER_TOP`` hits (of ``pool`` when given: the hits beyond the pool are read as it was),
-        asks "when" or names a date, every hit is rescored by whether its speaker is the one named,
-        whether it says when and whether its time falls in the named date's window; all sorted by
-        score."""
+        ``SPEAKER_TOP`` hits, asks "when" or names a date, every hit is rescored by whether its
+        speaker is the one named, whether it says when and whether its time falls in the named
+        date's window; all sorted by score."""
         from mem.format.search.relevance import (
             SPEAKER_TOP,
             date_match,
@@ -67,8 +66,7 @@ class LaterStages(SearcherResources):
             return hits
         scored = [h for h in hits if h.z is not None and h.prior is not None]
         who = {id(h): speaker_of(h.record.source, h.content) for h in scored}
-        head = scored if pool is None else [h for h in pool if h.z is not None and h.prior is not None]
-        by_name = bool(reading.names & {speaker_of(h.record.source, h.content) for h in head[:SPEAKER_TOP]})
+        by_name = bool(reading.names & {who[id(h)] for h in scored[:SPEAKER_TOP]})
         if not by_name and not reading.asks_when and not reading.dates:
             return hits
         for h in scored:
