@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -26,6 +28,19 @@ class WriterLock:
         self.check = check  # run before the lock is taken (the store refuses symlinked folders)
         self._fd: int | None = None
         self._depth = 0
+        self._limit = threading.local()  # a reader's shorter wait, this thread only
+
+    @contextlib.contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        """Within the block, this thread waits at most ``seconds`` for the lock (a reader that
+        would tidy the index as it goes, such as a search, answers from the index as it is
+        rather than wait on a writer: LockTimeoutError, which it catches)."""
+        before = getattr(self._limit, "seconds", None)
+        self._limit.seconds = seconds if before is None else min(before, seconds)
+        try:
+            yield
+        finally:
+            self._limit.seconds = before
 
     @property
     def held(self) -> bool:
@@ -46,7 +61,9 @@ class WriterLock:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         except OSError as exc:  # a read-only store: ReadOnlyStoreError (readers catch it)
             raise io_error(exc, self.path, "open the lock file") from None
-        deadline = time.monotonic() + max(0.0, self.timeout)
+        limit = getattr(self._limit, "seconds", None)
+        timeout = self.timeout if limit is None else min(self.timeout, limit)
+        deadline = time.monotonic() + max(0.0, timeout)
         delay = 0.005
         while True:
             try:
@@ -56,7 +73,7 @@ class WriterLock:
                 if time.monotonic() >= deadline:
                     os.close(fd)
                     raise LockTimeoutError(
-                        f"another mem process holds the store's writer lock (waited {self.timeout:g} s)",
+                        f"another mem process holds the store's writer lock (waited {timeout:g} s)",
                         path=self.path,
                         hint="wait for it to finish, or raise --lock-timeout / MEM_LOCK_TIMEOUT",
                     ) from None

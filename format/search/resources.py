@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 BACKFILL_LIMIT: int | None = 32
 
 #: What a search says when a writer held the store's lock too long for the index to be refreshed.
+#: How long a search waits for another process's writer lock before it answers from the index as
+#: it is (with LOCKED_WARNING): a search started while `mem import` writes thousands of records
+#: waited for the whole writing phase (up to the lock timeout, 10 s), bench/README.md, issue 21.
+READER_LOCK_WAIT = 0.5
 LOCKED_WARNING = "the store is locked by a writer: the index was not refreshed; results may miss the latest changes"
 
 #: What a search of a store it cannot write says (spec/cli/search.md, "A read-only store").
@@ -185,7 +189,8 @@ class SearcherResources:
             return self._lex
         try:
             # a long-lived searcher's periodic full scan runs in its background thread
-            st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes)
+            with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
+                st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes)
             self._unreadable.update(st.unreadable)
             self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
