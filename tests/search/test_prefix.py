@@ -90,4 +90,6 @@ def test_cli_top_k_is_a_prefix(store: Store) -> None:
         a, b = small.json()["hits"], large.json()["hits"]
         assert len(a) == 29 and len(b) == 100
         assert [h["id"] for h in a] == [h["id"] for h in b[:29]]
-        assert [h["score"] for h in a] == [h["score"] for h in b[:29]]
+        # the same scores, up to the float rounding of a product over a matrix of another shape
+        # (printed to 6 decimals, a 1e-7 difference can show in the last one)
+        assert [h["score"] for h in a] == pytest.approx([h["score"] for h in b[:29]], abs=2e-6)
