@@ -35,7 +35,13 @@ class ExitCode:
 
 
 class MemError(Exception):
-    """Base class of every error the library raises on purpose."""
+    """Base class of every error the library raises on purpose.
+
+    ``rule``: the rule the error is about, named where it is raised. For a rule of the format,
+    its validation code or sub-code (``E103.5``, spec/validation-codes.md), which ``mem verify``
+    reports for a file the reader refuses; for a secret refusal, the secrets policy's rule.
+    None: no rule of either table.
+    """
 
     exit_code: int = ExitCode.INVALID_INPUT
     code: str = "mem-error"
@@ -47,12 +53,14 @@ class MemError(Exception):
         path: str | Path | None = None,
         line: int | None = None,
         hint: str | None = None,
+        rule: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line
         self.hint = hint
+        self.rule = rule
 
     def __str__(self) -> str:
         where = ""
@@ -123,9 +131,10 @@ class SecretRefusedError(InvalidInputError):
 
     code = "secret"
 
+    rule: str
+
     def __init__(self, message: str, *, rule: str, hint: str | None = None) -> None:
-        super().__init__(message, hint=hint)
-        self.rule = rule
+        super().__init__(message, hint=hint, rule=rule)
 
 
 class StoreInvalidError(MemError):

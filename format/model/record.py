@@ -199,34 +199,34 @@ def validate_record(r: Record) -> Record:
     ids.check_scope(r.scope)
     ids.check_kind(r.kind)
     if r.status not in STATUSES:
-        raise ValidationError(f"status {r.status!r} is not one of {', '.join(STATUSES)}")
+        raise ValidationError(f"status {r.status!r} is not one of {', '.join(STATUSES)}", rule="E103.5")
     conf = r.confidence
     if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not math.isfinite(conf):
-        raise ValidationError(f"confidence {conf!r} is not a number")
+        raise ValidationError(f"confidence {conf!r} is not a number", rule="E103.6")
     if not 0.0 <= float(conf) <= 1.0:
-        raise ValidationError(f"confidence {conf!r} is outside 0..1")
+        raise ValidationError(f"confidence {conf!r} is outside 0..1", rule="E103.6")
     if not r.content or r.content.isspace():  # what strip() would leave empty, without a copy
-        raise ValidationError("content is empty: a record needs a body")
+        raise ValidationError("content is empty: a record needs a body", rule="E104")
     if len(r.content) > MAX_RECORD_BYTES // 4 and len(r.content.encode("utf-8")) > MAX_RECORD_BYTES:
-        raise ValidationError(f"content is larger than {MAX_RECORD_BYTES} bytes")
+        raise ValidationError(f"content is larger than {MAX_RECORD_BYTES} bytes", rule="E103.14")
     tags = tuple(sorted({ids.check_tag(t) for t in r.tags})) if r.tags else ()
     for rel in (*r.supersedes, *r.derived_from):
-        ids.check_id(rel, "linked id")
+        ids.check_id(rel, "linked id", "E103.10")
     if r.superseded_by is not None:
-        ids.check_id(r.superseded_by, "superseded_by")
+        ids.check_id(r.superseded_by, "superseded_by", "E103.10")
     if r.id in r.derived_from or r.id in r.supersedes or r.superseded_by == r.id:
-        raise ValidationError(f"record {r.id} links to itself")
+        raise ValidationError(f"record {r.id} links to itself", rule="E103.10")
     if r.valid_from and r.valid_to and r.valid_to < r.valid_from:
-        raise ValidationError("valid_to is earlier than valid_from")
+        raise ValidationError("valid_to is earlier than valid_from", rule="E103.8")
     for k in r.source:
         if not isinstance(k, str) or not _is_key(k):
-            raise ValidationError(f"source key {k!r} is not a valid name")
+            raise ValidationError(f"source key {k!r} is not a valid name", rule="E103.11")
     st = r.source.get("type")
     if st is not None and not isinstance(st, str):
-        raise ValidationError("source.type must be a string")
+        raise ValidationError("source.type must be a string", rule="E103.11")
     for k in r.extra:
         if not isinstance(k, str) or not _is_key(k) or k in KEY_ORDER or k == "content":
-            raise ValidationError(f"frontmatter key {k!r} is not a valid extension key")
+            raise ValidationError(f"frontmatter key {k!r} is not a valid extension key", rule="E103.12")
     body = r.content if _is_canonical_body(r.content) else canonical_body(r.content)
     conf_r = round(float(conf), 4)
     sup = tuple(dict.fromkeys(r.supersedes))
@@ -367,6 +367,7 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
                 raise RecordParseError(
                     "YAML aliases are not allowed in a record",
                     path=path,
+                    rule="E102.4",
                     line=line_offset + ev.start_mark.line + 1,
                 )
             ev = self.peek_event()  # type: ignore[no-untyped-call]
@@ -374,6 +375,7 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
                 raise RecordParseError(
                     "YAML anchors are not allowed in a record",
                     path=path,
+                    rule="E102.4",
                     line=line_offset + ev.start_mark.line + 1,
                 )
             return super().compose_node(parent, index)
@@ -386,6 +388,7 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
                     raise RecordParseError(
                         f"frontmatter key {key!r} appears more than once",
                         path=path,
+                        rule="E102.5",
                         line=line_offset + key_node.start_mark.line + 1,
                     )
                 seen.add(key)
@@ -396,19 +399,19 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
     except RecordParseError:
         raise
     except RecursionError:
-        raise RecordParseError("frontmatter nests too deeply", path=path) from None
+        raise RecordParseError("frontmatter nests too deeply", path=path, rule="E102.6") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = line_offset + mark.line + 1 if mark is not None else None
         raise RecordParseError(
-            f"frontmatter is not valid YAML: {exc.problem or exc}", path=path, line=line
+            f"frontmatter is not valid YAML: {exc.problem or exc}", path=path, line=line, rule="E102.2"
         ) from None
     except yaml.YAMLError as exc:
-        raise RecordParseError(f"frontmatter is not valid YAML: {exc}", path=path) from None
+        raise RecordParseError(f"frontmatter is not valid YAML: {exc}", path=path, rule="E102.2") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise RecordParseError("frontmatter is not a mapping of keys to values", path=path, line=2)
+        raise RecordParseError("frontmatter is not a mapping of keys to values", path=path, line=2, rule="E102.2")
     return data
 
 
@@ -425,14 +428,19 @@ def parse_record(text: str, path: str | Path | None = None) -> Record:
             data = _safe_yaml(fm, p, 1)
         return record_from_mapping(data, body, p)
     except RecursionError:  # e.g. 5,000 nested brackets in a JSON value of a line
-        raise RecordParseError("frontmatter nests too deeply", path=p) from None
+        raise RecordParseError("frontmatter nests too deeply", path=p, rule="E102.6") from None
+
+
+#: The sub-rule (spec/validation-codes.md) of a key whose value has the wrong type.
+_KEY_RULES = {"id": "E103.2", "scope": "E103.3", "kind": "E103.4", "status": "E103.5", "tags": "E103.9",
+              "supersedes": "E103.10", "derived_from": "E103.10"}
 
 
 def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = None) -> Record:
     """Build a record from parsed frontmatter and a body; errors name the file and the key."""
     missing = [k for k in REQUIRED_KEYS if k not in data or data[k] in (None, "")]
     if missing:
-        raise RecordParseError(f"frontmatter lacks required key(s): {', '.join(missing)}", path=path)
+        raise RecordParseError(f"frontmatter lacks required key(s): {', '.join(missing)}", path=path, rule="E103.1")
 
     def _list(key: str) -> tuple[str, ...]:
         v = data.get(key)
@@ -441,7 +449,7 @@ def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = N
         if isinstance(v, str):
             return (v,)
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise RecordParseError(f"{key} must be a list of strings", path=path)
+            raise RecordParseError(f"{key} must be a list of strings", path=path, rule=_KEY_RULES[key])
         return tuple(v)
 
     def _time(key: str) -> _dt.datetime | None:
@@ -451,27 +459,27 @@ def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = N
         try:
             return parse_time(v, key)
         except ValidationError as exc:
-            raise RecordParseError(exc.message, path=path) from None
+            raise RecordParseError(exc.message, path=path, rule=exc.rule) from None
 
     src = data.get("source") or {}
     if not isinstance(src, dict):
-        raise RecordParseError("source must be a mapping", path=path)
+        raise RecordParseError("source must be a mapping", path=path, rule="E103.11")
     conf = data.get("confidence", 1.0)
     if isinstance(conf, str):
         try:
             conf = float(conf)
         except ValueError:
-            raise RecordParseError(f"confidence {conf!r} is not a number", path=path) from None
+            raise RecordParseError(f"confidence {conf!r} is not a number", path=path, rule="E103.6") from None
     scope = data.get("scope")
     kind = data.get("kind")
     rid = data.get("id")
     status = data.get("status")
     for key, val in (("id", rid), ("scope", scope), ("kind", kind), ("status", status)):
         if not isinstance(val, str):
-            raise RecordParseError(f"{key} must be a string, found {val!r}", path=path)
+            raise RecordParseError(f"{key} must be a string, found {val!r}", path=path, rule=_KEY_RULES[key])
     superseded_by = data.get("superseded_by")
     if superseded_by is not None and not isinstance(superseded_by, str):
-        raise RecordParseError("superseded_by must be a record id", path=path)
+        raise RecordParseError("superseded_by must be a record id", path=path, rule="E103.10")
     extra = {} if data.keys() <= _KEY_SET else {k: v for k, v in data.items() if k not in _KEY_SET}
     recorded_at = _time("recorded_at")
     assert recorded_at is not None
@@ -498,9 +506,9 @@ def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = N
             )
         )
     except ValidationError as exc:
-        raise RecordParseError(exc.message, path=path) from None
+        raise RecordParseError(exc.message, path=path, rule=exc.rule) from None
     if not isinstance(data.get("digest"), str):
-        raise RecordParseError("digest must be a string", path=path)
+        raise RecordParseError("digest must be a string", path=path, rule="E103.13")
     return rec
 
 
@@ -517,14 +525,14 @@ def read_record_file(path: Path) -> tuple[Record, str]:
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise RecordParseError(f"cannot read record: {exc.strerror}", path=path) from None
+        raise RecordParseError(f"cannot read record: {exc.strerror}", path=path, rule="E102") from None
     if len(raw) > MAX_RECORD_BYTES + MAX_FRONTMATTER_BYTES:
-        raise RecordParseError(f"record file is larger than {MAX_RECORD_BYTES} bytes", path=path)
+        raise RecordParseError(f"record file is larger than {MAX_RECORD_BYTES} bytes", path=path, rule="E102.3")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise RecordParseError(
-            f"record is not valid UTF-8 (byte {exc.start})", path=path, line=line
+            f"record is not valid UTF-8 (byte {exc.start})", path=path, line=line, rule="E101"
         ) from None
     return parse_record(text, path), text

@@ -41,15 +41,15 @@ def read_declaration(root: Path) -> Declaration:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise StoreInvalidError(
-            "the store declaration is missing", path=path, hint="run `mem init` to create a store"
+            "the store declaration is missing", path=path, hint="run `mem init` to create a store", rule="E001"
         ) from None
     except OSError as exc:
-        raise StoreInvalidError(f"cannot read the declaration: {exc.strerror}", path=path) from None
+        raise StoreInvalidError(f"cannot read the declaration: {exc.strerror}", path=path, rule="E002.1") from None
     obj = accept_declaration(raw)  # the one rule (storefiles); verify reports the same
     if isinstance(obj, Refusal):
         refused = obj
         error = StoreInvalidError if refused.code == "E002" else UnsupportedFormatError  # E003, E004
-        raise error(refused.message, path=path, hint=refused.hint)
+        raise error(refused.message, path=path, hint=refused.hint, rule=refused.rule)
     created = obj.get("created_at")
     return Declaration(FORMAT_NAME, FORMAT_VERSION, tuple(obj.get("extensions", [])),
                        created if isinstance(created, str) else None)
@@ -78,7 +78,7 @@ class Config:
         v = self.permissions.get(key, default)
         problem = _check_mode(key, v)
         if problem is not None:
-            raise StoreInvalidError(f"[permissions] {problem}", path=CONFIG_FILE,
+            raise StoreInvalidError(f"[permissions] {problem}", path=CONFIG_FILE, rule=SECTION_RULES["permissions"],
                                     hint="fix config.toml; `mem verify` reports it (E007)")
         return int(str(v), 8)
 
@@ -154,21 +154,31 @@ SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
 }
 
 
-def config_problems(data: dict[str, Any]) -> list[str]:
-    """Every value of a parsed config.toml that breaks its rule (see :data:`SETTINGS`)."""
-    out: list[str] = []
+#: The sub-rule of E007 (spec/validation-codes.md) that each section's values fall under.
+SECTION_RULES: dict[str, str] = {"permissions": "E007.1", "embedder": "E007.2", "search": "E007.3", "mcp": "E007.4"}
+
+
+def config_findings(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every value of a parsed config.toml that breaks its rule (see :data:`SETTINGS`), as the
+    sub-rule it breaks (:data:`SECTION_RULES`) and the problem."""
+    out: list[tuple[str, str]] = []
     for (section, key), (ok, what) in SETTINGS.items():
         table = data.get(section)
         if isinstance(table, dict) and key in table and not ok(table[key]):
-            out.append(f"[{section}] {key} = {table[key]!r} must be {what}")
+            out.append((SECTION_RULES[section], f"[{section}] {key} = {table[key]!r} must be {what}"))
     perms = data.get("permissions")
     if isinstance(perms, dict):
         for key in ("file_mode", "dir_mode"):
             if key in perms:
                 problem = _check_mode(key, perms[key])
                 if problem is not None:
-                    out.append(f"[permissions] {problem}")
+                    out.append((SECTION_RULES["permissions"], f"[permissions] {problem}"))
     return out
+
+
+def config_problems(data: dict[str, Any]) -> list[str]:
+    """The problems of :func:`config_findings`, without their sub-rules."""
+    return [problem for _, problem in config_findings(data)]
 
 
 DEFAULT_CONFIG = """\
@@ -196,14 +206,14 @@ def read_config(root: Path) -> Config:
     except FileNotFoundError:
         return Config()
     except OSError as exc:
-        raise StoreInvalidError(f"cannot read the configuration: {exc.strerror}", path=path) from None
+        raise StoreInvalidError(f"cannot read the configuration: {exc.strerror}", path=path, rule="E005.1") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path) from None
+        raise StoreInvalidError(f"the configuration is not valid TOML: {exc}", path=path, rule="E005.1") from None
     data = accept_config(text)  # the one rule (storefiles); verify reports the same (E005)
     if isinstance(data, Refusal):
-        raise StoreInvalidError(data.message, path=path)
+        raise StoreInvalidError(data.message, path=path, rule=data.rule)
 
     def sect(name: str) -> dict[str, Any]:
         v: dict[str, Any] = data.get(name, {})

@@ -145,11 +145,13 @@ def id_time_ms(record_id: str) -> int:
     return value
 
 
-def check_id(value: object, what: str = "id") -> str:
+def check_id(value: object, what: str = "id", rule: str = "E103.2") -> str:
+    """``value`` as a record id; ValidationError names ``what`` and ``rule`` (E103.2, a record's
+    own id; E103.10 for a link to another record)."""
     if not is_id(value):
         raise ValidationError(
             f"{what} {value!r} is not a record id (26 characters, Crockford base32, e.g. "
-            "01JD3Z8Q4T6W0000000000000A)"
+            "01JD3Z8Q4T6W0000000000000A)", rule=rule
         )
     assert isinstance(value, str)
     return value
@@ -177,11 +179,11 @@ def check_scope(value: object) -> str:
             raise ValidationError(
                 f"scope {value!r} is not valid: {value.split('.', 1)[0]!r} is a device name Windows "
                 "reserves (con, prn, aux, nul, com0-9, lpt0-9, with or without an extension); "
-                "a store must be checkout-able on every system"
+                "a store must be checkout-able on every system", rule="E103.3"
             )
         raise ValidationError(
             f"scope {value!r} is not valid: use 1-64 lower-case letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit (no '/', no '..')"
+            "starting with a letter or digit (no '/', no '..')", rule="E103.3"
         )
     return value
 
@@ -190,7 +192,7 @@ def check_kind(value: object) -> str:
     if not is_kind(value):
         raise ValidationError(
             f"kind {value!r} is not valid: use a lower-case name such as "
-            + ", ".join(KNOWN_KINDS)
+            + ", ".join(KNOWN_KINDS), rule="E103.4"
         )
     return value
 
@@ -198,7 +200,8 @@ def check_kind(value: object) -> str:
 def check_tag(value: object) -> str:
     if not is_tag(value):
         raise ValidationError(
-            f"tag {value!r} is not valid: 1-64 characters, no spaces, commas, quotes, '#' or brackets"
+            f"tag {value!r} is not valid: 1-64 characters, no spaces, commas, quotes, '#' or brackets",
+            rule="E103.9",
         )
     return value
 

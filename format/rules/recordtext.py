@@ -234,7 +234,7 @@ def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---\n"):
         raise RecordParseError(
-            "record does not start with a '---' frontmatter line", path=path, line=1
+            "record does not start with a '---' frontmatter line", path=path, line=1, rule="E102.1"
         )
     end = text.find("\n---\n", 3)
     if end == -1:
@@ -242,13 +242,14 @@ def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int
             end = len(text) - 4
         else:
             raise RecordParseError(
-                "frontmatter is not closed by a '---' line", path=path, line=text.count("\n") + 1
+                "frontmatter is not closed by a '---' line", path=path, line=text.count("\n") + 1,
+                rule="E102.1",
             )
     fm = text[4 : end + 1]
     body = text[end + 5 :]
     if len(fm) > MAX_FRONTMATTER_BYTES // 4 and len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise RecordParseError(
-            f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes", path=path, line=2
+            f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes", path=path, line=2, rule="E102.3"
         )
     return fm, body, fm.count("\n") + 3
 

@@ -7,6 +7,8 @@ import datetime as _dt
 from mem.format.base.errors import ValidationError
 
 UTC = _dt.UTC
+#: The rule a time value breaks (spec/format.md §6.2; ``mem verify``'s sub-code).
+TIME_RULE = "E103.7"
 
 
 def is_canonical_form(s: str) -> bool:
@@ -75,7 +77,8 @@ def parse_canonical(value: str, what: str = "time") -> _dt.datetime | None:
     try:
         return _dt.datetime.fromisoformat(value)  # its 'Z' read as UTC (Python 3.11)
     except ValueError:
-        raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)") from None
+        raise ValidationError(f"{what} {value!r} is not a valid time (no such date or time of day)",
+                              rule=TIME_RULE) from None
 
 
 def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) -> _dt.datetime:
@@ -99,7 +102,7 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
         try:
             t = _dt.datetime.fromtimestamp(secs, UTC)
         except (OverflowError, OSError, ValueError) as exc:
-            raise ValidationError(f"{what} {value!r} is not a valid epoch time") from exc
+            raise ValidationError(f"{what} {value!r} is not a valid epoch time", rule=TIME_RULE) from exc
     elif isinstance(value, str):
         s = value.strip()
         if _is_date_form(s):
@@ -111,13 +114,13 @@ def parse_time(value: object, what: str = "time", *, naive_is_utc: bool = True) 
         except ValueError as exc:
             raise ValidationError(
                 f"{what} {value!r} is not a valid time (use RFC 3339, e.g. 2026-01-31T12:00:00Z, "
-                "or a date such as 2026-01-31)"
+                "or a date such as 2026-01-31)", rule=TIME_RULE
             ) from exc
     else:
-        raise ValidationError(f"{what} {value!r} is not a valid time")
+        raise ValidationError(f"{what} {value!r} is not a valid time", rule=TIME_RULE)
     if t.tzinfo is None:
         if not naive_is_utc:
-            raise ValidationError(f"{what} {value!r} has no time zone offset")
+            raise ValidationError(f"{what} {value!r} has no time zone offset", rule=TIME_RULE)
         t = t.replace(tzinfo=UTC)
     t = t.astimezone(UTC)
     return t.replace(microsecond=(t.microsecond // 1000) * 1000)

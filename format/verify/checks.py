@@ -40,17 +40,15 @@ from mem.format.rules import ids
 from mem.format.rules.config import (
     CONFIG_FILE,
     DECLARATION_FILE,
-    config_problems,
+    config_findings,
 )
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
-from mem.format.verify.codes import _BY_MESSAGE as _BY_MESSAGE
 from mem.format.verify.codes import OVERRIDE_LEVELS as OVERRIDE_LEVELS
 from mem.format.verify.codes import RULES as RULES
 from mem.format.verify.codes import SEVERITIES as SEVERITIES
 from mem.format.verify.codes import SUBRULES as SUBRULES
 from mem.format.verify.codes import Rule as Rule
 from mem.format.verify.codes import SubRule as SubRule
-from mem.format.verify.codes import subrule_of as subrule_of
 from mem.format.verify.logfiles import _check_log_files as _check_log_files
 from mem.format.verify.logfiles import _LogResult as _LogResult
 from mem.format.verify.recordfiles import _ID_MATCH as _ID_MATCH
@@ -90,8 +88,8 @@ class _Verifier:
         return r or "."
 
     def add(self, code: str, path: Path | str, message: str) -> None:
-        """Report a finding of ``code`` or of one of its sub-rules (``E204.3``); a code whose
-        sub-rules are told by the message (E102, E103) gets its sub-rule here."""
+        """Report a finding of ``code`` or of one of its sub-rules (``E204.3``: the finding keeps
+        the code and names the sub-rule)."""
         parent = code.partition(".")[0]
         rule = RULES[parent]
         level = self.overrides.get(parent, rule.severity)
@@ -100,9 +98,6 @@ class _Verifier:
             return
         p = path if isinstance(path, str) else self.rel(path)
         sub = SUBRULES[code] if code != parent else None
-        if sub is None and parent in _BY_MESSAGE:
-            told = subrule_of(parent, message)
-            sub = SUBRULES[told] if told is not None else None
         if sub is None:
             self.report.findings.append(Finding(parent, level, p, message, rule.fix))
         else:
@@ -141,7 +136,7 @@ class _Verifier:
             return False
         refused = accept_declaration(raw)  # the rule Store.open applies (E002-E004)
         if isinstance(refused, Refusal):
-            self.add(refused.code, path, refused.message)
+            self.add(refused.rule, path, refused.message)
             return False
         return True
 
@@ -157,14 +152,14 @@ class _Verifier:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self.add("E005", path, f"the configuration is not valid TOML: {exc}")
+            self.add("E005.1", path, f"the configuration is not valid TOML: {exc}")
             return
         data = accept_config(text)  # the rule Store.open applies (E005)
         if isinstance(data, Refusal):
-            self.add(data.code, path, data.message)
+            self.add(data.rule, path, data.message)
             return
-        for problem in config_problems(data):
-            self.add("E007", path, problem)
+        for sub, problem in config_findings(data):
+            self.add(sub, path, problem)
         sev = data.get("verify", {}).get("severity", {})
         if not isinstance(sev, dict):
             self.add("W001", path, "[verify] severity must be a table of CODE = level")

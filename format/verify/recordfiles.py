@@ -28,7 +28,6 @@ from mem.format.model.record import (
 from mem.format.rules import ids
 from mem.format.rules.recordtext import canonical_pattern, scan_canonical
 from mem.format.store.store import source_key
-from mem.format.verify.codes import subrule_of
 
 
 class _Lite(NamedTuple):
@@ -161,7 +160,7 @@ def _check_file(path: str, rid: str, scope: str, full: bool, match: bool) -> _Fi
     except OSError as exc:
         return (("E102", f"cannot read: {exc.strerror}"),), None, None, None, None
     if raw is None:
-        return (("E102", f"record file is larger than {MAX_RECORD_BYTES} bytes"),), None, None, None, None
+        return (("E102.3", f"record file is larger than {MAX_RECORD_BYTES} bytes"),), None, None, None, None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -226,27 +225,18 @@ def _stored_digest(text: str) -> str | None:
 
 
 def _classify(text: str, exc: RecordParseError) -> tuple[str, str]:
-    """Tell an unparseable record (E102), an empty body (E104) and an invalid one (E103) apart."""
+    """The finding for a record the full reader refuses: an empty body is E104 whatever else is
+    wrong with the file; otherwise the rule the reader's error names (``exc.rule``: a sub-rule of
+    E102, the frontmatter block, or of E103, its values), or E103 for a value no sub-rule
+    describes."""
     msg = exc.message + (f" (line {exc.line})" if exc.line is not None else "")
     try:
-        fm, body, _ = split_record_text(text)
+        _, body, _ = split_record_text(text)
     except RecordParseError:
-        return "E102", msg
+        return exc.rule or "E102", msg
     if not canonical_body(body):
         return "E104", "the record has no content after its frontmatter"
-    if subrule_of("E102", msg) is not None:  # anchors, aliases, a repeated key: YAML reads them
-        return "E102", msg
-    import yaml
-
-    try:
-        data = yaml.safe_load(fm)
-    except (yaml.YAMLError, RecursionError):
-        return "E102", msg
-    except (ValueError, OverflowError):  # a value YAML cannot build (February 30): the value's rule
-        return "E103", msg
-    if data is not None and not isinstance(data, dict):
-        return "E102", msg
-    return "E103", msg
+    return exc.rule or "E103", msg
 
 
 def _first_difference(canonical: str, text: str) -> str:

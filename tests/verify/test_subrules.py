@@ -138,3 +138,69 @@ def test_reader_messages_name_their_sub_rule(tmp_path: Path, old: str, new: str,
     for full in (True, False):
         found = [(f.code, f.rule) for f in verify_store(root, full=full).findings]
         assert found == [(SUBRULES[sub].parent, sub)], (full, found)
+
+
+#: The codes whose findings come from rules applied outside ``mem verify`` (the declaration's
+#: and the configuration's acceptance, the configuration's settings, the record reader).
+_APPLIED_ELSEWHERE = ("E002", "E003", "E005", "E007", "E102", "E103")
+
+
+def _rules_raised(root: Path) -> set[str | None]:
+    """The rules named by the errors (or findings) of the rules that verify applies from
+    elsewhere, applied to the fixture ``root`` through the library's own readers."""
+    import tomllib
+
+    from mem.format.base.errors import MemError
+    from mem.format.model.record import read_record_file
+    from mem.format.rules.config import config_findings, read_config, read_declaration
+
+    named: set[str | None] = set()
+    for read in (read_declaration, read_config):
+        try:
+            read(root)
+        except MemError as exc:
+            named.add(exc.rule)
+    config = root / "config.toml"
+    try:
+        data = tomllib.loads(config.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = None
+    if isinstance(data, dict) and all(isinstance(v, dict) for v in data.values()):
+        named |= {rule for rule, _ in config_findings(data)}
+    for path in sorted((root / "records").glob("*/*.md")):
+        try:
+            read_record_file(path)
+        except MemError as exc:
+            named.add(exc.rule)
+    return named
+
+
+@pytest.mark.parametrize("sub", [s for s in COMMITTED if SUBRULES[s].parent in _APPLIED_ELSEWHERE])
+def test_the_rule_applied_elsewhere_names_its_sub_rule_where_it_is_raised(sub: str) -> None:
+    """Verify reads a sub-rule from the error or refusal, not from its message: each fixture's
+    problem, met by the library's reader, is an error (or a config finding) naming the sub-rule."""
+    assert _rules_raised(SUB_FIXTURES / sub) == {sub}
+
+
+def test_the_valid_fixture_raises_no_rule() -> None:
+    assert _rules_raised(FIXTURES / "valid") == set()
+
+
+def test_a_reworded_message_keeps_its_sub_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sub-rule does not depend on the message's words: a status error reworded by the
+    reader is still E103.5."""
+    import mem.format.model.record as record_module
+
+    root = tmp_path / "store"
+    shutil.copytree(SUB_FIXTURES / "E103.5", root)
+    real = record_module.validate_record
+
+    def reworded(r: record_module.Record) -> record_module.Record:
+        try:
+            return real(r)
+        except record_module.ValidationError as exc:
+            raise record_module.ValidationError("unrecognised lifecycle state", rule=exc.rule) from None
+
+    monkeypatch.setattr(record_module, "validate_record", reworded)
+    found = [(f.code, f.rule, f.message) for f in verify_store(root, full=True).findings]
+    assert found == [("E103", "E103.5", "unrecognised lifecycle state")]
