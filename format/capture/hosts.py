@@ -44,6 +44,7 @@ from mem.format.capture.transcripts import (
     _decode,
     _digest,
     _read_bytes,
+    json_lines,
     normalize_role,
 )
 from mem.format.rules.timeutil import format_time, parse_time
@@ -100,35 +101,6 @@ def _ts(value: object) -> str | None:
         return None
 
 
-def _json_lines(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int, str]:
-    """The complete lines of a JSON Lines file as (0-based line, object); bytes read; digest.
-
-    A last line still being written (no newline, not valid JSON) is left for the next run.
-    """
-    data = _read_bytes(path)
-    cut = data.rfind(b"\n") + 1
-    complete, tail = data[:cut], data[cut:]
-    if tail.strip():
-        try:
-            json.loads(tail)
-            complete = data
-        except ValueError:
-            pass
-    text = _decode(complete, path)
-    out: list[tuple[int, dict[str, Any]]] = []
-    for i, raw in enumerate(text.split("\n")):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"not a JSON object: {exc.msg}", path=path, line=i + 1) from None
-        if not isinstance(obj, dict):
-            raise InvalidInputError("line is not a JSON object", path=path, line=i + 1)
-        out.append((i, obj))
-    return out, len(complete), _digest(complete)
-
-
 # ---------------------------------------------------------------------------------------------
 # Claude Code
 
@@ -153,7 +125,7 @@ def claude_human_text(obj: dict[str, Any]) -> str | None:
 
 
 def read_claude_code(path: Path, source: str | None = None) -> Transcript:
-    lines, size, digest = _json_lines(path)
+    lines, size, digest = json_lines(path)
     turns: list[Turn] = []
     projects: dict[str, str] = {}
     for i, obj in lines:
@@ -185,7 +157,7 @@ def read_claude_code(path: Path, source: str | None = None) -> Transcript:
 
 
 def read_codex(path: Path, source: str | None = None) -> Transcript:
-    lines, size, digest = _json_lines(path)
+    lines, size, digest = json_lines(path)
     session = ""
     cwd: str | None = None
     modern = any(o.get("type") == "event_msg" and isinstance(o.get("payload"), dict) for _, o in lines)
@@ -280,13 +252,17 @@ def _chatgpt_text(msg: dict[str, Any]) -> str | None:
     return text.strip() or None
 
 
-def read_chatgpt(path: Path, source: str | None = None) -> Transcript:
+def _json_document(path: Path) -> tuple[bytes, Any]:
+    """A whole-file JSON transcript's bytes and document; InvalidInputError naming the line."""
     data = _read_bytes(path)
-    text = _decode(data, path)
     try:
-        doc = json.loads(text)
+        return data, json.loads(_decode(data, path))
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"not valid JSON (line {exc.lineno}): {exc.msg}", path=path, line=exc.lineno) from None
+
+
+def read_chatgpt(path: Path, source: str | None = None) -> Transcript:
+    data, doc = _json_document(path)
     convs = [doc] if isinstance(doc, dict) else doc
     if not isinstance(convs, list):
         raise InvalidInputError("not a ChatGPT export (a list of conversations)", path=path)
@@ -313,12 +289,7 @@ def read_chatgpt(path: Path, source: str | None = None) -> Transcript:
 
 
 def read_json_messages(path: Path, source: str | None = None) -> Transcript:
-    data = _read_bytes(path)
-    text = _decode(data, path)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"not valid JSON (line {exc.lineno}): {exc.msg}", path=path, line=exc.lineno) from None
+    data, doc = _json_document(path)
     if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
         doc = doc["messages"]
     if not isinstance(doc, list):

@@ -139,9 +139,12 @@ def _digest(data: bytes) -> str:
 # JSON Lines
 
 
-def read_jsonl(path: Path, source: str | None = None) -> Transcript:
+def json_lines(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int, str]:
+    """The complete lines of a JSON Lines file as (0-based line, object); bytes read; digest.
+
+    A last line still being written (no newline, not valid JSON) is left for the next run.
+    """
     data = _read_bytes(path)
-    # Only complete lines are read: a line being appended right now is left for the next run.
     cut = data.rfind(b"\n") + 1
     complete, tail = data[:cut], data[cut:]
     if tail.strip():
@@ -151,17 +154,26 @@ def read_jsonl(path: Path, source: str | None = None) -> Transcript:
         except ValueError:
             pass
     text = _decode(complete, path)
-    turns: list[Turn] = []
-    counters: dict[str, int] = {}
-    for lineno, raw in enumerate(text.split("\n"), start=1):
+    out: list[tuple[int, dict[str, Any]]] = []
+    for i, raw in enumerate(text.split("\n")):
         if not raw.strip():
             continue
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"not a JSON object: {exc.msg}", path=path, line=lineno) from None
+            raise InvalidInputError(f"not a JSON object: {exc.msg}", path=path, line=i + 1) from None
         if not isinstance(obj, dict):
-            raise InvalidInputError("line is not a JSON object", path=path, line=lineno)
+            raise InvalidInputError("line is not a JSON object", path=path, line=i + 1)
+        out.append((i, obj))
+    return out, len(complete), _digest(complete)
+
+
+def read_jsonl(path: Path, source: str | None = None) -> Transcript:
+    lines, size, digest = json_lines(path)
+    turns: list[Turn] = []
+    counters: dict[str, int] = {}
+    for i, obj in lines:
+        lineno = i + 1
         if "role" not in obj or "content" not in obj:
             missing = [k for k in ("role", "content") if k not in obj]
             raise InvalidInputError(
@@ -177,7 +189,7 @@ def read_jsonl(path: Path, source: str | None = None) -> Transcript:
             Turn(conv, idx, normalize_role(obj.get("role")), _content_text(obj.get("content")),
                  None if ts is None else str(ts), lineno, obj)
         )
-    return Transcript(source or str(path.resolve()), "jsonl", path, turns, len(complete), _digest(complete))
+    return Transcript(source or str(path.resolve()), "jsonl", path, turns, size, digest)
 
 
 # ---------------------------------------------------------------------------------------------
