@@ -8,8 +8,8 @@ process puts its version's ``src/`` first on ``sys.path``, opens a long-lived se
 warms it (every generic query once per mode), then asks the 10 generic queries ``--rounds`` times
 in lexical mode and in hybrid mode. Reported per version: the median over all its searches of
 ``Searcher.last_timings`` (``total_ms``; for hybrid also ``after_embedding_ms``), and the ratio
-this checkout / the older commit. Unlike ``bench/ab_versions.py`` (one process, both versions), it
-works when the two versions' modules import each other by absolute name (``mem.format...``).
+this checkout / the older commit. One process per version: both versions' modules import each
+other by absolute name (``mem.format...``), so two versions cannot share a process.
 """
 
 from __future__ import annotations

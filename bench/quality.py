@@ -7,7 +7,7 @@ tests/search/test_bench_quality.py), so lexical search alone cannot find it.
 from __future__ import annotations
 
 #: Ten generic questions, not labelled: the repeated queries of the timings (bench/run.py,
-#: bench/ab_versions.py), whose caches are warm after the first round.
+#: bench/inproc_ab.py), whose caches are warm after the first round.
 GENERIC_QUERIES: list[str] = [
     "where does Ana live", "favourite food", "database migration schedule", "who practises chess",
     "meeting on Friday", "switched editors", "team lead contact", "budget behind schedule",

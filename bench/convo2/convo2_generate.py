@@ -31,7 +31,6 @@ development half, because nothing may be fitted on it.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import hashlib
 import json
@@ -41,7 +40,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "convo"))  # convo_cli: the command line
 
+import convo_cli
 from convo2_chatter import EXCHANGES, FILLERS, GOODBYES, GREETINGS, TAILS, fill, typo
 from convo2_stories import ABSENT, GAP, STORIES, Ctx, Person, Q, Story
 
@@ -278,28 +279,7 @@ def stats(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=SEED)
-    ap.add_argument("--conversations", type=int, default=CONVERSATIONS)
-    ap.add_argument("--out", type=Path, help="write the data set as JSON")
-    ap.add_argument("--stats", action="store_true", help="print its size")
-    ap.add_argument("--show", metavar="CID", help="print one conversation as text (e.g. c00)")
-    args = ap.parse_args(argv)
-    data = dataset(args.seed, args.conversations)
-    if args.out:
-        args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    if args.show:
-        conv = next(c for c in data["conversations"] if c["id"] == args.show)
-        for s in conv["sessions"]:
-            print(f"--- session {s['index'] + 1}, {s['date']}")
-            for t in s["turns"]:
-                print(f"{t['id']}  {t['speaker']}: {t['text']}")
-        for q in conv["questions"]:
-            trap = "/" + q["trap"] if "trap" in q else ""
-            print(f"{q['id']} [{q['kind']}{trap}] {q['question']} -> {q['answer']}  {q['evidence']}")
-    if args.stats or not (args.out or args.show):
-        print(json.dumps(stats(data), indent=1))
-    return 0
+    return convo_cli.main(argv, __doc__, dataset, stats, SEED, CONVERSATIONS)
 
 
 if __name__ == "__main__":

@@ -121,8 +121,8 @@ def test_lexical_overlap_does_not_find_most_answers(data: dict[str, Any]) -> Non
 
 
 def test_generator_uses_the_standard_library_only() -> None:
-    local = {"convo_facts", "convo_chatter", "convo_generate"}
-    for name in ("convo_generate.py", "convo_facts.py", "convo_chatter.py"):
+    local = {"convo_facts", "convo_chatter", "convo_generate", "convo_cli"}
+    for name in ("convo_generate.py", "convo_facts.py", "convo_chatter.py", "convo_cli.py"):
         tree = ast.parse((CONVO / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             mods = []

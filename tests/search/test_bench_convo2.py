@@ -85,9 +85,10 @@ def test_independent_of_bench_convo(data: dict[str, Any]) -> None:
 
 
 def test_generator_uses_the_standard_library_only() -> None:
-    local = {"convo2_stories", "convo2_chatter", "convo2_generate"}
-    for name in ("convo2_generate.py", "convo2_stories.py", "convo2_chatter.py"):
-        tree = ast.parse((BENCH / "convo2" / name).read_text(encoding="utf-8"))
+    local = {"convo2_stories", "convo2_chatter", "convo2_generate", "convo_cli"}  # convo_cli: bench/convo's
+    for name in ("convo2/convo2_generate.py", "convo2/convo2_stories.py", "convo2/convo2_chatter.py",
+                 "convo/convo_cli.py"):
+        tree = ast.parse((BENCH / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
