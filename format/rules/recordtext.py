@@ -186,11 +186,32 @@ def _fast_key(key: str) -> str:
     return key
 
 
+# -- the frontmatter's line grammar --------------------------------------------------------------
+#
+# One grammar, here: the fence line that opens and closes the frontmatter (``FENCE``), a key and
+# its value on one line (``key: value``, ``SEP`` between them), a block of keys (``key:``, then its
+# lines indented by ``INDENT``). ``_parse_fast`` reads any frontmatter by it, line by line (the
+# one-shot search reads its hits so, without ``import re``); ``canonical_pattern`` is the same
+# grammar for the canonical layout alone (KEY_ORDER's order, ``ALWAYS_WRITTEN``), compiled into one
+# pattern for the paths that read every file of a store, whose lines it only delimits: each value is
+# read by ``_fast_value`` and checked by ``_fields``, as the line reader's are.
+
+FENCE = "---\n"
+SEP = ": "
+INDENT = "  "
+#: The keys the canonical layout writes in every record (``dump_frontmatter``); the other keys of
+#: ``KEY_ORDER`` only when they have a value.
+ALWAYS_WRITTEN: tuple[str, ...] = ("id", "scope", "kind", "status", "confidence", "recorded_at", "digest")
+
+
 def _parse_fast(fm: str) -> dict[str, Any]:
+    """The frontmatter's keys and values by the line grammar (``SEP``, ``INDENT``); _NotFast
+    for a line it does not read, or a key given twice."""
     data: dict[str, Any] = {}
     block: dict[str, Any] | None = None
+    sep_, indent, cut = SEP, INDENT, len(INDENT)  # (locals: the loop runs once a line)
     for line in fm.split("\n"):
-        key, sep, raw = line.partition(": ")
+        key, sep, raw = line.partition(sep_)
         if sep and key in _KNOWN_KEYS:  # the common line, read as the last branch below would
             if key in data:
                 raise _NotFast
@@ -199,10 +220,10 @@ def _parse_fast(fm: str) -> dict[str, Any]:
             continue
         if not line:
             continue
-        if line.startswith("  "):
+        if line.startswith(indent):
             if block is None:
                 raise _NotFast
-            key, sep, raw = line[2:].partition(": ")
+            key, sep, raw = line[cut:].partition(sep_)
             if key[:1] == '"':
                 key = _fast_key(key)
             if not sep or not _is_key(key) or key in block:
@@ -217,7 +238,6 @@ def _parse_fast(fm: str) -> dict[str, Any]:
             data[key] = block
             continue
         block = None
-        key, sep, raw = line.partition(": ")
         if key[:1] == '"':
             key = _fast_key(key)
         if not sep or key in data or (key not in _KNOWN_KEYS and not _is_key(key)):
@@ -226,27 +246,31 @@ def _parse_fast(fm: str) -> dict[str, Any]:
     return data
 
 
+_CLOSE = "\n" + FENCE  # the closing fence, after the frontmatter's last line
+_CLOSE_AT_END = _CLOSE[:-1]  # the closing fence as a file's last line, without its newline
+
+
 def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int]:
     """Split a record file into (frontmatter, body, line number where the body starts)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:  # (a search, cheaper than two copies of every file)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.startswith("---\n"):
+    if not text.startswith(FENCE):
         raise RecordParseError(
             "record does not start with a '---' frontmatter line", path=path, line=1, rule="E102.1"
         )
-    end = text.find("\n---\n", 3)
+    end = text.find(_CLOSE, 3)
     if end == -1:
-        if text.endswith("\n---"):
-            end = len(text) - 4
+        if text.endswith(_CLOSE_AT_END):
+            end = len(text) - len(_CLOSE_AT_END)
         else:
             raise RecordParseError(
                 "frontmatter is not closed by a '---' line", path=path, line=text.count("\n") + 1,
                 rule="E102.1",
             )
-    fm = text[4 : end + 1]
-    body = text[end + 5 :]
+    fm = text[len(FENCE) : end + 1]
+    body = text[end + len(_CLOSE) :]
     if len(fm) > MAX_FRONTMATTER_BYTES // 4 and len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise RecordParseError(
             f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes", path=path, line=2, rule="E102.3"
@@ -283,12 +307,14 @@ def read_fast(text: str) -> tuple[dict[str, Any], str] | None:
         return None
 
 
-#: The canonical layout of a frontmatter without extension keys (``dump_frontmatter``'s order),
-#: with the grammar of each value that repeats across records built in (id, scope, kind, status,
-#: confidence, tags, superseded_by, digest: the patterns of :mod:`mem.format.rules.ids`); the other
-#: values are captured and read by the reader's own functions. Compiled on first use (``import
-#: re`` costs a third of a lean ``mem search``, which reads its few files with ``read_fast``).
+#: The line grammar for the canonical layout (``dump_frontmatter``'s: ``KEY_ORDER``'s order, the
+#: keys of ``ALWAYS_WRITTEN`` in every record, extension keys last), compiled into one pattern, with
+#: the grammar of each value that repeats across records built in (``_REPEATED``); the other
+#: values are captured as text and read by ``_fast_value``. Compiled on first use (``import re``
+#: costs a third of a lean ``mem search``, which reads its few files with ``read_fast``).
 _CANONICAL: Any = None
+#: The keys whose lines are a block (``key:``, then lines indented by ``INDENT``).
+_BLOCK_KEYS = frozenset({"source"})
 
 
 def canonical_pattern() -> Any:
@@ -302,41 +328,42 @@ def canonical_pattern() -> Any:
             return "(?:" + pattern[1:-1] + ")"
 
         tag = r'"[^\s,"\'#\[\]{}\\]{1,64}"'  # ids.TAG_PATTERN, JSON-quoted without an escape
+        # (a scope or kind quoted: a word the reader would read as another type, ``"yes"``, ``"123"``)
+        repeated = {
+            "id": bare(ids.ID_PATTERN),
+            "scope": f'{bare(ids.SCOPE_PATTERN)}|"{bare(ids.SCOPE_PATTERN)}"',
+            "kind": f'{bare(ids.KIND_PATTERN)}|"{bare(ids.KIND_PATTERN)}"',
+            "status": "|".join(STATUSES),
+            "confidence": r"0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9]",  # ASCII digits
+            "tags": rf"\[{tag}(?:, {tag})*\]",
+            "superseded_by": bare(ids.ID_PATTERN),
+            "digest": "sha256:[0-9a-f]{64}",
+        }
+        any_text = "[^\n]*"
+
+        def line(key: str) -> str:
+            if key in _BLOCK_KEYS:
+                one = f"{re.escape(key)}:\n((?:{re.escape(INDENT)}{any_text}\n)+)"
+            else:
+                one = f"{re.escape(key)}{re.escape(SEP)}({repeated.get(key, any_text)})\n"
+            return one if key in ALWAYS_WRITTEN else f"(?:{one})?"
+
+        extensions = f"((?:{any_text}\n)*?)"  # (``dump_frontmatter`` writes them last)
         _CANONICAL = re.compile(
-            "---\n"
-            f"id: ({bare(ids.ID_PATTERN)})\n"
-            # (quoted: a word the reader would read as another type, ``"yes"``, ``"123"``)
-            f"scope: ({bare(ids.SCOPE_PATTERN)}|\"{bare(ids.SCOPE_PATTERN)}\")\n"
-            f"kind: ({bare(ids.KIND_PATTERN)}|\"{bare(ids.KIND_PATTERN)}\")\n"
-            f"status: ({'|'.join(STATUSES)})\n"
-            r"confidence: (0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9])\n"  # ASCII digits
-            rf"(?:tags: \[({tag}(?:, {tag})*)\]\n)?"
-            "(?:valid_from: ([^\n]*)\n)?"
-            "(?:valid_to: ([^\n]*)\n)?"
-            "recorded_at: ([^\n]*)\n"
-            "(?:updated_at: ([^\n]*)\n)?"
-            "(?:superseded_at: ([^\n]*)\n)?"
-            "(?:supersedes: ([^\n]*)\n)?"
-            f"(?:superseded_by: ({bare(ids.ID_PATTERN)})\n)?"
-            "(?:derived_from: ([^\n]*)\n)?"
-            "(?:source:\n((?:  [^\n]*\n)+))?"
-            "digest: sha256:[0-9a-f]{64}\n"
-            "((?:[^\n]*\n)*?)"  # extension keys (``dump_frontmatter`` writes them last)
-            "---\n"
-        )
+            re.escape(FENCE) + "".join(line(key) for key in KEY_ORDER) + extensions + re.escape(FENCE))
     return _CANONICAL
 
 
 def scan_canonical(text: str) -> LeanFields | None:
     """``lean_fields(*read_fast(text))`` for a record file in the canonical layout, faster (one
-    pattern, ``_CANONICAL``, checks the grammars of the values that repeat); None for any other
-    text, which the caller reads with ``read_fast`` or the full reader. For the paths that read
-    every file of a store: the index build and ``mem verify``. tests/core/test_one_reader.py
-    holds it to ``lean_fields`` and the full reader on any text."""
+    pattern, ``_CANONICAL``, delimits the lines and checks the grammars of the values that
+    repeat); None for any other text, which the caller reads with ``read_fast`` or the full
+    reader. For the paths that read every file of a store: the index build and ``mem verify``.
+    tests/core/test_one_reader.py holds it to ``lean_fields`` and the full reader on any text."""
     m = canonical_pattern().match(text)
     if m is None:
         return None
-    rid, scope, kind, status, conf_raw, tags_raw, vf, vt, rec, upd, sat, sup, by, der, block, ext = m.groups()
+    rid, scope, kind, status, conf, tags_raw, vf, vt, rec, upd, sat, sup, by, der, block, _, ext = m.groups()
     end = m.end()
     if end > MAX_FRONTMATTER_BYTES // 4 and len(text[4 : end - 4].encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         return None
@@ -361,21 +388,11 @@ def scan_canonical(text: str) -> LeanFields | None:
         return None
     if links[0] is None or links[1] is None:
         return None
-    try:  # the canonical form (what mem writes), else as the reader reads the value
-        read = [None if t is None else parse_canonical(t, key) or parse_time(_fast_value(t), key)
-                for key, t in zip(_TIME_KEYS, (vf, vt, rec, upd, sat), strict=True)]
-    except (ValidationError, _NotFast):
+    times = _read_times([vf, vt, rec, upd, sat], text=True)
+    if times is None:
         return None
-    if read[0] is not None and read[1] is not None and read[1] < read[0]:
-        return None
-    body = text[end:]
-    if not body or body.isspace():
-        return None
-    if len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES:
-        return None
-    tags = () if tags_raw is None else tuple(sorted(set(tags_raw[1:-1].split('", "'))))
-    return (rid, scope, kind, status, round(float(conf_raw), 4), tags, read[0], read[1], read[2], read[3],
-            read[4], links[0], by, links[1], src, canonical_body(body))
+    tags = () if tags_raw is None else tuple(sorted(set(tags_raw[2:-2].split('", "'))))
+    return _fields(rid, scope, kind, status, conf, tags, times, links[0], by, links[1], src, text[end:])
 
 
 #: ``_source_block``'s results for the blocks records repeat (a writer's few keys and values),
@@ -463,16 +480,25 @@ def lean_fields(data: dict[str, Any], body: str) -> LeanFields | None:
     src = get("source") or {}
     if not _source_ok(src):
         return None
-    read = _read_times([get(key) for key in _TIME_KEYS])
-    if read is None:
+    times = _read_times([get(key) for key in _TIME_KEYS])
+    if times is None:
         return None
-    vf, vt, recorded_at, updated_at, superseded_at = read
+    assert sup is not None and der is not None  # (None returned above)
+    return _fields(rid, scope, kind, status, conf, tags, times, sup, by, der, src, body)
+
+
+def _fields(rid: str, scope: str, kind: str, status: str, conf: Any, tags: tuple[str, ...], times: list[Any],
+            sup: tuple[str, ...], by: str | None, der: tuple[str, ...], src: dict[str, Any],
+            body: str) -> LeanFields | None:
+    """The fields as ``record_from_mapping`` makes them, from values each reader has read and
+    checked (``lean_fields``, ``scan_canonical``); None for a body the full reader refuses (empty,
+    larger than ``MAX_RECORD_BYTES``)."""
     if not body or body.isspace():
         return None
     if len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES:
         return None
-    return (rid, scope, kind, status, round(float(conf), 4), tags, vf, vt, recorded_at, updated_at,
-            superseded_at, sup, by, der, src, canonical_body(body))
+    return (rid, scope, kind, status, round(float(conf), 4), tags, times[0], times[1], times[2], times[3],
+            times[4], sup, by, der, src, canonical_body(body))
 
 
 def _links(got: Any, rid: str) -> tuple[str, ...] | None:
@@ -507,13 +533,19 @@ def _source_ok(src: Any) -> bool:
     return st is None or type(st) is str
 
 
-def _read_times(values: list[Any]) -> list[Any] | None:
+def _read_times(values: list[Any], text: bool = False) -> list[Any] | None:
     """The five times (``_TIME_KEYS``' order) as datetimes, as the full reader reads them; None
-    when it would refuse one, recorded_at is missing or valid_to is before valid_from."""
+    when it would refuse one (or, for ``text``, might read it otherwise), recorded_at is missing
+    or valid_to is before valid_from. ``values``: as the line reader read them, or (``text``)
+    their lines' text, each in the canonical form or read by ``_fast_value``."""
     try:
-        out = [None if v is None or v == "" else parse_time(v, key)
-               for key, v in zip(_TIME_KEYS, values, strict=True)]
-    except ValidationError:
+        if text:
+            out = [None if t is None else parse_canonical(t, key) or parse_time(_fast_value(t), key)
+                   for key, t in zip(_TIME_KEYS, values, strict=True)]
+        else:
+            out = [None if v is None or v == "" else parse_time(v, key)
+                   for key, v in zip(_TIME_KEYS, values, strict=True)]
+    except (ValidationError, _NotFast):
         return None
     vf, vt, rec = out[0], out[1], out[2]
     if rec is None or (vf is not None and vt is not None and vt < vf):
