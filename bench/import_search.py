@@ -13,6 +13,8 @@ its own process under /usr/bin/time (wall seconds and peak RSS):
 3. `mem stats --json`-free check that every vector is there: `index_stats(store)` missing == 0;
 4. with `--rebuild`: `mem rebuild` (both indexes), its wall time and peak RSS, and a search.
 
+Each probe's start (seconds after the import started), wall time, exit status, hits and the
+``unembedded`` and ``unindexed`` counts it reported are listed after the table.
 ``--graph`` and ``--bulk-nice`` are written to the new store's config.toml (``[embedder] graph``,
 ``bulk_nice``; unset: mem's defaults). Prints a table: import + first search total, the slowest search during/after the import, and
 each command's peak RSS.
@@ -73,9 +75,10 @@ def run(args: list[str], env: dict[str, str]) -> dict[str, Any]:
 def search(store: Path, env: dict[str, str], q: str) -> dict[str, Any]:
     r = run(["--store", str(store), "search", q, "--json"], env)
     try:
-        r["unembedded"] = json.loads(r["out"]).get("unembedded", 0)
+        out = json.loads(r["out"])
+        r["unembedded"], r["unindexed"], r["hits"] = out.get("unembedded", 0), out.get("unindexed", 0), len(out["hits"])
     except ValueError:
-        r["unembedded"] = None
+        r["unembedded"] = r["unindexed"] = r["hits"] = None
     return r
 
 
@@ -109,9 +112,11 @@ def main() -> None:
     def probe() -> None:
         i = 0
         while not done.wait(args.probe):
-            probes.append(search(store, env, QUERIES[i % len(QUERIES)]))
+            at = time.perf_counter() - started
+            probes.append({"at": at, **search(store, env, QUERIES[i % len(QUERIES)])})
             i += 1
 
+    started = time.perf_counter()
     th = threading.Thread(target=probe, daemon=True)
     th.start()
     imp = run(["--store", str(store), "import", str(src), *(["--no-embed"] if args.no_embed else [])], env)
@@ -144,6 +149,9 @@ def main() -> None:
         print(f"| `mem rebuild` (both indexes) wall / peak RSS | {rb['wall']:.1f} s / {rb['rss_mb']:.0f} MB |")
         s = search(store, env, QUERIES[0])
         print(f"| hybrid search after the rebuild: wall / peak RSS | {s['wall']:.2f} s / {s['rss_mb']:.0f} MB |")
+    print("\n| probe during the import (started at) | wall | exit | hits | unembedded | unindexed |\n|---|---|---|---|---|---|")
+    for p in probes:
+        print(f"| {p['at']:.1f} s | {p['wall']:.2f} s | {p['rc']} | {p['hits']} | {p['unembedded']} | {p['unindexed']} |")
     print(f"load average at end: {os.getloadavg()[0]:.1f}; store {store}")
 
 

@@ -130,6 +130,9 @@ def register(app: typer.Typer) -> None:
                 timezone=timezone,
                 display="<stdin>" if path == "-" else None,
                 progress=lambda items, n: progress(items, n, "importing"),
+                # embedded next: the lexical index first, before the lock is let go (a search
+                # meanwhile answers without waiting, and counts what it cannot find yet)
+                index=not no_embed,
             )
         finally:
             if tmp is not None:

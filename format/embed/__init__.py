@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mem.format.base.errors import EmbedderUnavailableError
+from mem.format.base.errors import EmbedderUnavailableError, MemError
 
 #: One BLAS thread: on a busy 2-core machine, waking BLAS worker threads for each small product
 #: costs more than it saves (bench/README.md, "Figures behind constants in the code"). Set before numpy loads;
@@ -140,9 +140,22 @@ def check_file(path: Path, want: str, what: str, hint: str, got: str | OSError |
 
 def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:
     """The vector of the search query ``text``: ``embed_queries`` where the embedder has it,
-    else ``embed``."""
+    else ``embed``. A failure of the model's runtime (an onnxruntime error, say) is raised as
+    EmbedderUnavailableError naming it (:func:`embedding_failed`)."""
     how = getattr(embedder, "embed_queries", None) or embedder.embed
-    return how([text])[0]  # type: ignore[no-any-return]
+    try:
+        return how([text])[0]  # type: ignore[no-any-return]
+    except MemError:
+        raise
+    except Exception as exc:
+        raise embedding_failed(embedder, exc) from None
+
+
+def embedding_failed(embedder: Embedder, exc: Exception) -> EmbedderUnavailableError:
+    """The error to raise when ``embedder`` failed with ``exc``, not one of mem's errors (the
+    model's runtime or its tokenizer raised): it names the embedder and the cause."""
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return EmbedderUnavailableError(f"the {embedder.space.provider} embedder failed: {what}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,7 +106,14 @@ def backfill(store: Store, lex: LexicalIndex, vec: VectorIndex, embedder: Embedd
         recs = _readable(store, part)
         if not recs:
             continue
-        vecs = embedder.embed([r.content for r in recs])
+        try:
+            vecs = embedder.embed([r.content for r in recs])
+        except MemError:
+            raise
+        except Exception as exc:  # the model's runtime failed: a search says why and goes on lexically
+            from mem.format.embed import embedding_failed
+
+            raise embedding_failed(embedder, exc) from None
         with store.lock:
             vec.add([(r.scope, r.id, r.digest, v) for r, v in zip(recs, vecs, strict=True)])
         done += len(recs)

@@ -47,6 +47,12 @@ if TYPE_CHECKING:
 #: config.toml [search] full_scan_seconds).
 FULL_SCAN_SECONDS = 60.0
 
+#: The most new or changed record files a refresh reads before it takes the writer lock (it
+#: reads them again under the lock, where it applies them): enough for the usual few writes,
+#: and a search started while another process writes thousands does not read them all only to
+#: find the lock held (bench/README.md, "The first search during an import").
+READ_BEFORE_LOCK = 64
+
 
 def _auto_full(store: Store, lex: LexicalIndex, periodic: bool = True, only: Sequence[str] | None = None) -> bool:
     """Whether this refresh should stat every file (to catch in-place edits); of the scopes
@@ -91,16 +97,19 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
             _apply_pending_locked(store, lex)
         if full is None:
             full = _auto_full(store, lex, periodic, only)
-        plan = _plan(store, lex, full, only, pause)
+        # before the lock, the plan only finds whether there is work: it reads at most
+        # READ_BEFORE_LOCK files (the plan made under the lock reads what it applies)
+        plan = _plan(store, lex, full, only, pause, read_limit=READ_BEFORE_LOCK)
+        work = bool(plan.puts or plan.deletes or plan.unread)
         if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
             if only is not None:  # this process's own record of the scopes it scanned
                 lex.full_scans.update(dict.fromkeys(only, time.time_ns()))
             else:
                 lex.manifest["full_scan_ns"] = time.time_ns()
-                if not plan.puts and not plan.deletes:
+                if not work:
                     with contextlib.suppress(MemError):
                         _save_full_scan(store, lex)
-        if plan.mtimes == lex.scope_mtimes() and not plan.puts and not plan.deletes:
+        if plan.mtimes == lex.scope_mtimes() and not work:
             sess = _session_of(store)
             if sess is not None and sess.clean != plan.mtimes:
                 sess.mark_clean(plan.mtimes, only)

@@ -55,7 +55,7 @@ from mem.format.search.fusion import Fusion
 from mem.format.search.handoff import Handoff, embed_then_scan, timed_embed
 from mem.format.search.relevance import VECTOR_WEIGHT as VECTOR_WEIGHT
 from mem.format.search.resources import BACKFILL_LIMIT as BACKFILL_LIMIT
-from mem.format.search.resources import READ_ONLY_WARNING
+from mem.format.search.resources import READ_ONLY_WARNING, READER_LOCK_WAIT
 from mem.format.search.results import MAX_K as MAX_K
 from mem.format.search.results import MODES, Hit, SearchResult, prior
 from mem.format.search.stages import LaterStages
@@ -69,6 +69,15 @@ if TYPE_CHECKING:
 
 #: How many times a search runs again when a concurrent swap replaced the index it was reading.
 SWAP_RETRIES = 5
+
+
+class QueryNotEmbedded(Exception):
+    """The query's embedding failed (``error``): a hybrid search runs again on the lexical arm
+    alone and says why; a vector search raises ``error``."""
+
+    def __init__(self, error: EmbedderUnavailableError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class Searcher(Fusion, LaterStages):
@@ -120,16 +129,26 @@ class Searcher(Fusion, LaterStages):
         # a long-lived searcher: the background upkeep of its index (new records, the full scan,
         # which waits while a search runs); its first search brings the index up to date itself
         running = self._follow().searching() if self.long_lived else contextlib.nullcontext()
-        with running:
+        fallback: list[str] = []  # the query could not be embedded: why (hybrid answers lexically)
+        # a search never waits on another process's writer longer than READER_LOCK_WAIT (the
+        # refresh, a first build, the backfill's writes): it answers from the index as it is
+        with running, self.store.lock.waiting_at_most(READER_LOCK_WAIT):
             for attempt in range(SWAP_RETRIES):
                 gens = self._generations()
                 try:
                     res = self._search_once(query, scopes=scopes, kinds=kinds, statuses=statuses,
-                                            tags=tags, as_of=as_of, known_at=known_at, k=k, mode=mode,
-                                            explain=explain, gens=gens, rerank=rerank, min_score=min_score)
+                                            tags=tags, as_of=as_of, known_at=known_at, k=k,
+                                            mode="lexical" if fallback else mode, explain=explain, gens=gens,
+                                            rerank=rerank, min_score=min_score)
                     if self.long_lived:
                         self._followed()
+                    res.warnings[:0] = fallback
                     return res
+                except QueryNotEmbedded as exc:
+                    if mode == "vector":
+                        raise exc.error from None
+                    # hybrid: the lexical arm alone, saying why (the model failed on the query)
+                    fallback = [f"vector search unavailable, lexical results only: {exc.error}"]
                 except IndexUnavailableError:
                     if attempt + 1 >= SWAP_RETRIES or self._generations() == gens:
                         raise
@@ -193,7 +212,14 @@ class Searcher(Fusion, LaterStages):
             # the model is loaded: embed the query while the index is refreshed and checked and
             # the lexical arm searches (its result is dropped if the vector arm cannot be used)
             qjob = pool.submit(embed_then_scan, self._embedder, query, handoff)
-        lex = self._lexical(warnings, scopes)
+        maybe_lex = self._lexical(warnings, scopes)
+        if maybe_lex is None:  # no index yet, and another process holds the lock (an import)
+            n = self._unindexed
+            warnings.append(f"the store has no search index yet and another mem process holds its writer lock "
+                            f"(an import or a rebuild): its {n} records are not searchable until that "
+                            "process is done; search again then")
+            return SearchResult([], warnings, "lexical" if mode == "hybrid" else mode, 0, n)
+        lex = maybe_lex
         scope_list = scopes if scopes is not None else self._scopes_now or self.store.scopes()
 
         vec: VectorIndex | None = None
@@ -205,7 +231,7 @@ class Searcher(Fusion, LaterStages):
                 if unembedded:
                     warnings.append(f"{unembedded} records have no vector yet (found by their words only); "
                                     "run `mem embed` to embed them now")
-            except (EmbedderUnavailableError, IndexUnavailableError) as exc:
+            except (EmbedderUnavailableError, IndexUnavailableError, LockTimeoutError) as exc:
                 if mode == "vector":
                     raise
                 if isinstance(exc, IndexUnavailableError) and self._generations()[1] != gens[1]:
@@ -218,10 +244,16 @@ class Searcher(Fusion, LaterStages):
         if vec is None:
             qjob = None
         elif qjob is None:
-            emb = self.embedder()  # loaded here, so a missing model fails as before
+            try:
+                emb = self.embedder()  # loaded here: a model that cannot load is the query's failure
+            except EmbedderUnavailableError as exc:
+                raise QueryNotEmbedded(exc) from None
             pool = self._executor()
             if pool is None:
-                qvec, embedded_at = timed_embed(emb, query)
+                try:
+                    qvec, embedded_at = timed_embed(emb, query)
+                except EmbedderUnavailableError as exc:
+                    raise QueryNotEmbedded(exc) from None
             else:  # embedded while the lexical arm searches
                 qjob = pool.submit(embed_then_scan, emb, query, handoff)
 
@@ -295,7 +327,10 @@ class Searcher(Fusion, LaterStages):
                     keys = [(h.scope, h.id) for h in (*lex_hits, *date_hits)]
                     self._views(keys, flt, tomb, weights, lex, views)
                     self._inputs(keys, views, inputs, used, at, explain, weights, vec)
-                    qvec, embedded_at = handoff.wait() or qjob.result()  # None: raise the embedding's error
+                    try:
+                        qvec, embedded_at = handoff.wait() or qjob.result()  # None: raise the embedding's error
+                    except EmbedderUnavailableError as exc:
+                        raise QueryNotEmbedded(exc) from None
                     helper = qjob if handoff.posted else None  # the embedding thread works on the scan
                     qjob = None
                 else:
@@ -359,7 +394,7 @@ class Searcher(Fusion, LaterStages):
             why = sorted(self._unreadable)
             warnings.append(f"{len(why)} record file(s) could not be read and are left out of the results "
                             f"(see `mem verify --full`): " + "; ".join(why[:3]) + ("; ..." if len(why) > 3 else ""))
-        return SearchResult(hits[:k], warnings, used, unembedded if vec is not None else 0)
+        return SearchResult(hits[:k], warnings, used, unembedded if vec is not None else 0, self._unindexed)
 
 
 def open_searcher(

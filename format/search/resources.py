@@ -87,6 +87,9 @@ class SearcherResources:
         self._cache: dict[tuple[str, str], tuple[int, int, Record, str]] = {}
         self._unreadable: set[str] = set()  # record files a search could not read: "<path>: <why>"
         self._scopes_now: list[str] | None = None  # the scopes the last refresh listed (_lexical)
+        #: records the last search's lexical index does not hold as they are, because another
+        #: process held the writer lock (``_lexical``); 0 when it was refreshed
+        self._unindexed = 0
         self._pointers = PointerCache()  # the index pointers, parsed again only when their bytes change
         self._columns = ColumnSet()  # _vector_masks: the state's columns of the scopes filtered so far
         self._idf: tuple[Any, dict[str, float]] = (None, {})
@@ -139,8 +142,13 @@ class SearcherResources:
             self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mem-search")
         return self._pool
 
-    def _lexical(self, warnings: list[str], scopes: Sequence[str] | None = None) -> LexicalIndex:
-        """The lexical index, refreshed (of the scopes a search is confined to, when given)."""
+    def _lexical(self, warnings: list[str], scopes: Sequence[str] | None = None) -> LexicalIndex | None:
+        """The lexical index, refreshed (of the scopes a search is confined to, when given).
+
+        None when there is none and another process holds the writer lock (it may be building
+        it): ``_unindexed`` then counts the records of ``scopes`` no search can find until an
+        index holds them. When the lock keeps the refresh out, the index is used as it is and
+        ``_unindexed`` counts the records it does not hold as they are."""
         from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
         from mem.format.index.derived import refresh
         from mem.format.index.lexical import LexicalIndex, older_schema
@@ -150,9 +158,18 @@ class SearcherResources:
             # this process's own writes, made before this search: seen by it (a round covers them)
             self._follower.wait_for_writes()
         m = self._pointers.read(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        self._unindexed = 0
         if m is None or older_schema(m):
             try:
-                refresh(self.store)  # builds it (anew, when an older mem built it)
+                with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
+                    refresh(self.store)  # builds it (anew, when an older mem built it)
+            except LockTimeoutError:
+                # another process writes (an import's records, or it builds the index itself):
+                # no index to answer from, and none is built here; the caller says so
+                from mem.format.index.staleness import unindexed
+
+                self._unindexed = unindexed(self.store, None, scopes)
+                return None
             except ReadOnlyStoreError as exc:
                 raise ReadOnlyStoreError(
                     f"the store is read-only here and has no search index this mem can use, so none can be "
@@ -194,7 +211,12 @@ class SearcherResources:
             self._unreadable.update(st.unreadable)
             self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
         except LockTimeoutError:
-            warnings.append(LOCKED_WARNING)
+            from mem.format.index.staleness import unindexed
+
+            # what the writer has written that this search cannot index: counted, not read
+            self._unindexed = unindexed(self.store, self._lex, scopes)
+            warnings.append(LOCKED_WARNING + (f" ({self._unindexed} records not searchable yet)"
+                                              if self._unindexed else ""))
         except ReadOnlyStoreError:
             warnings.append(READ_ONLY_WARNING)
         return self._lex
@@ -273,7 +295,9 @@ class SearcherResources:
         budget = {} if self.backfill_limit is not None else {"budget_s": None}
         try:
             _done, left = backfill(self.store, lex, vec, self.embedder(), limit=self.backfill_limit, **budget)
-        except ReadOnlyStoreError:  # nothing can be written: the vectors as they are
+        except (ReadOnlyStoreError, LockTimeoutError):
+            # nothing can be written (read-only, or another process holds the writer lock): the
+            # vectors as they are (the chunks stored before the lock was refused count)
             from mem.format.index.backlog import missing_vectors
 
             left = len(missing_vectors(lex, vec))

@@ -53,12 +53,18 @@ class SearchResult:
     #: records without a vector yet (a backlog larger than a search's catch-up budget): the
     #: vector arm cannot find them, the lexical arm can; in ``to_dict`` only when there are some
     unembedded: int = 0
+    #: records no arm can find yet: written while another process held the writer lock (an
+    #: import), so the index could not be brought up to date with them (every record of the
+    #: searched scopes when there is no index yet); in ``to_dict`` only when there are some
+    unindexed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"mode": self.mode, "hits": [h.to_dict() for h in self.hits],
                              "warnings": list(self.warnings)}
         if self.unembedded:
             d["unembedded"] = self.unembedded
+        if self.unindexed:
+            d["unindexed"] = self.unindexed
         return d
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import mem.format.index.vecscan as vmod
+from mem.format.base.errors import EmbedderUnavailableError
 from mem.format.embed import load_embedder
 from mem.format.index.derived import attach, compact
 from mem.format.search.engine import Searcher, open_searcher
@@ -103,11 +104,17 @@ def test_pipelined_scan_answers_as_one_thread(big: Store, shared: list[str], mon
         piped.close()
 
 
-def test_a_failed_embedding_is_raised(big: Store, shared: list[str]) -> None:
+def test_a_failed_query_embedding_falls_back_or_is_raised(big: Store, shared: list[str]) -> None:
     with Searcher(big, embedder=SlowEmbedder(fail="boom")) as s:
         assert s.search("river", mode="hybrid").hits
-        with pytest.raises(RuntimeError, match="cannot embed 'boom'"):
-            s.search("boom", mode="hybrid")
+        # hybrid: the lexical arm's answer, and a warning naming the cause
+        res = s.search("boom", mode="hybrid")
+        assert res.mode == "lexical"
+        assert any("lexical results only" in w and "RuntimeError: cannot embed 'boom'" in w for w in res.warnings)
+        # vector: mem's error, naming the cause (exit 10)
+        with pytest.raises(EmbedderUnavailableError, match="cannot embed 'boom'") as ei:
+            s.search("boom", mode="vector")
+        assert ei.value.exit_code == 10
         assert s.search("river tea", mode="hybrid").hits  # the searcher still works
 
 

@@ -23,8 +23,15 @@ def import_entries(
     options: ImportOptions | None = None,
     foreign: bool | None = None,
     progress: Callable[[Iterable[ImportItem], int], Iterable[ImportItem]] | None = None,
+    index: bool = False,
 ) -> ImportSummary:
     """Apply a reader's entries to ``store``; returns the summary (see the module text).
+
+    ``index``: bring the lexical index up to date with what was written (build it when there is
+    none) before the writer lock is let go, so that no search finds the store between the
+    writes and the index: one that took the lock then would index thousands of records itself
+    (bench/README.md, "The first search during an import"); a search meanwhile waits for none
+    of it and says how many records it cannot find yet.
 
     ``entries``: the entries, or a function that reads them anew at each call (``import_path``):
     then the items are never all held in memory. A first pass notes the reading problems, the
@@ -74,6 +81,22 @@ def import_entries(
     state = _State(store)
     state.input_ids = input_ids
     writer = _writer()
+    if not index or opts.dry_run:
+        _apply_all(store, read, order, n, path, tombs, opts, summary, foreign, state, writer, progress)
+        return summary
+    from mem.format.index.derived import refresh
+
+    with store.lock:
+        _apply_all(store, read, order, n, path, tombs, opts, summary, foreign, state, writer, progress)
+        refresh(store)
+    return summary
+
+
+def _apply_all(store: Store, read: Callable[[], Iterable[Entry]], order: list[int] | None, n: int, path: str,
+               tombs: list[Tombstoneish], opts: ImportOptions, summary: ImportSummary, foreign: bool,
+               state: _State, writer: str,
+               progress: Callable[[Iterable[ImportItem], int], Iterable[ImportItem]] | None) -> None:
+    """The second pass of ``import_entries``: the items, then the tombstones, in one batch."""
     ctx = store.batch() if not opts.dry_run else _NoBatch()
     with ctx:
         if not opts.dry_run:  # a torn audit chain refuses the import before its first write
@@ -99,7 +122,6 @@ def import_entries(
                     "(run the import again to complete it: nothing is duplicated)"
                 )
             raise
-    return summary
 
 
 class _Items:
@@ -151,9 +173,11 @@ def import_path(
     timezone: str | None = None,
     display: str | None = None,
     progress: Callable[[Iterable[ImportItem], int], Iterable[ImportItem]] | None = None,
+    index: bool = False,
 ) -> ImportSummary:
     """Read ``path`` as ``system`` and import it (the library form of ``mem import``). The file
-    is read twice (``import_entries``): the items are not all held in memory."""
+    is read twice (``import_entries``): the items are not all held in memory. ``index``: see
+    ``import_entries``."""
     from mem.format.interchange.importers import ReadOptions, get_timezone, read_source
 
     ropts = ReadOptions(timezone=get_timezone(timezone), display=display)
@@ -162,5 +186,5 @@ def import_path(
         return read_source(path, system, ropts)
 
     return import_entries(
-        store, entries, system=system, path=display or str(path), options=options, progress=progress
+        store, entries, system=system, path=display or str(path), options=options, progress=progress, index=index
     )

@@ -1,0 +1,316 @@
+"""A search while another process writes (issue 21): it never waits on the writer, never reads
+the records the writer is writing, and says how many records it cannot find yet; and a query
+whose embedding fails answers from the lexical arm (hybrid) or fails with exit 10 (vector)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mem.format.index.staleness as staleness_mod
+from mem.format.base.errors import EmbedderUnavailableError, ExitCode
+from mem.format.base.lock import WriterLock
+from mem.format.embed.hashing import HashingEmbedder
+from mem.format.index.common import LEXICAL_POINTER
+from mem.format.index.derived import READ_BEFORE_LOCK, attach, build_if_absent, rebuild
+from mem.format.model.record import dump_record, make_record
+from mem.format.search.engine import Searcher, open_searcher
+from mem.format.store.store import Store
+from tests.conftest import run_mem
+
+#: the environment of a `mem search` that would hang (past the test's timeout) on a lock wait
+#: without the reader's bound
+CLI_ENV = {"MEM_EMBEDDER": "hashing", "MEM_LOCK_TIMEOUT": "600"}
+
+
+def other_writer(store: Store) -> WriterLock:
+    """The writer lock as another process holds it (its own open file: flock conflicts)."""
+    return WriterLock(store.root / ".mem" / "lock", timeout=1)
+
+
+def write_around(store: Store, scope: str, texts: Sequence[str]) -> list[str]:
+    """Record files as a writer in another process writes them (an import's batch: no journal
+    entry until its end); their ids."""
+    folder = store.root / "records" / scope
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for t in texts:
+        rec = make_record(scope=scope, kind="note", content=t)
+        (folder / f"{rec.id}.md").write_text(dump_record(rec))
+        out.append(rec.id)
+    return out
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The record files the index reads (staleness._read_fields: a refresh's plan, the journal)."""
+    seen: list[str] = []
+    real = staleness_mod._read_fields
+
+    def counted(path: Path, scope: str, rid: str) -> Any:
+        seen.append(rid)
+        return real(path, scope, rid)
+
+    monkeypatch.setattr(staleness_mod, "_read_fields", counted)
+    import mem.format.index.session as session_mod
+
+    monkeypatch.setattr(session_mod, "_read_fields", counted)
+    return seen
+
+
+TEXTS = [f"Imported note {i}: the parcel for order {i} waits at the depot" for i in range(150)]
+
+
+def test_no_index_yet_and_a_writer_holds_the_lock(store: Store, reads: list[str]) -> None:
+    """A new store whose first import is writing: no index, the lock held. The search builds
+    nothing, reads no record, and says how many records it cannot search (every mode)."""
+    attach(store)
+    write_around(store, "inbox", TEXTS)
+    assert not (store.index_dir / LEXICAL_POINTER).exists()
+    with other_writer(store), Searcher(store, long_lived=False) as s:
+        for mode in ("hybrid", "lexical", "vector"):
+            res = s.search("parcel depot", mode=mode)
+            assert res.hits == []
+            assert res.unindexed == len(TEXTS), mode
+            assert res.to_dict()["unindexed"] == len(TEXTS)
+            assert any("no search index yet" in w and f"its {len(TEXTS)} records" in w for w in res.warnings)
+    assert reads == []
+    assert not (store.index_dir / LEXICAL_POINTER).exists()
+    # the writer is done: the next search builds the index and finds them
+    res = open_searcher(store, long_lived=False).search("parcel depot", mode="hybrid")
+    assert res.unindexed == 0 and "unindexed" not in res.to_dict() and len(res.hits) == 10
+
+
+def test_an_index_and_a_writer_writing_many_records(store: Store, reads: list[str]) -> None:
+    """The index exists; another process holds the lock and has written 150 records (not yet
+    journaled). The search answers from the index as it is, reads at most READ_BEFORE_LOCK of
+    the new files (not all 150), and counts them."""
+    attach(store)
+    old = store.add("The old parcel was returned to the sender", scope="inbox")
+    build_if_absent(store)
+    with Searcher(store, long_lived=False) as s:
+        assert [h.id for h in s.search("parcel", mode="hybrid").hits] == [old.id]
+        reads.clear()
+        with other_writer(store):
+            new = write_around(store, "inbox", TEXTS)
+            res = s.search("parcel", mode="hybrid")
+            assert [h.id for h in res.hits] == [old.id]  # the index as it was
+            assert res.unindexed == len(TEXTS)
+            assert any("locked by a writer" in w and f"{len(TEXTS)} records not searchable yet" in w
+                       for w in res.warnings)
+            assert 0 < len(reads) <= READ_BEFORE_LOCK
+            assert s.search("parcel", mode="hybrid", scopes=["elsewhere"]).unindexed == 0  # counted per scope
+        res = s.search("parcel depot", mode="hybrid", k=200)
+    assert res.unindexed == 0 and not any("locked" in w for w in res.warnings)
+    assert set(new) <= {h.id for h in res.hits}  # (most found by their words only: a backlog of vectors)
+
+
+def test_journaled_writes_are_counted_while_locked(store: Store) -> None:
+    """Records mem wrote (journaled, not yet applied): counted when the lock keeps them out; a
+    forgotten one is never returned, and is not counted."""
+    attach(store)
+    first = store.add("Tea with Ana on Sunday", scope="ana")
+    build_if_absent(store)
+    assert open_searcher(store, long_lived=False).search("tea").hits
+    added = [store.add(f"Tea number {i} with Bob", scope="ana") for i in range(5)]
+    store.forget([first.id], reason="test")
+    with other_writer(store), Searcher(store, long_lived=False) as s:
+        res = s.search("tea", mode="hybrid")
+        assert first.id not in {h.id for h in res.hits}
+        assert res.unindexed == len(added)
+    res = open_searcher(store, long_lived=False).search("tea", mode="hybrid")
+    assert res.unindexed == 0 and {h.id for h in res.hits} == {r.id for r in added}
+
+
+def test_the_backfill_does_not_wait_for_the_lock(sstore: Store) -> None:
+    """Records without a vector, the lock held elsewhere: the search stores no vector, answers,
+    and counts the backlog."""
+    with open_searcher(sstore, long_lived=False) as s:
+        s.search("Lisbon", mode="hybrid")  # indexes and vectors up to date
+    rec = sstore.add("Eve keeps bees on the roof", scope="ana")
+    with open_searcher(sstore, long_lived=False) as s:
+        s.search("bees", mode="lexical")  # indexed lexically, no vector yet
+        with other_writer(sstore):
+            res = s.search("bees roof", mode="hybrid")
+        assert res.hits[0].id == rec.id and res.unembedded == 1
+        res = s.search("bees roof", mode="hybrid")
+        assert res.unembedded == 0 and res.hits[0].id == rec.id
+
+
+def test_cli_search_while_a_writer_holds_the_lock(store: Store) -> None:
+    """Through the `mem` executable (a lock wait of 600 s would hang it): no index yet, then an
+    index with records written since; exit 0, the count in --json and the warning on stderr."""
+    write_around(store, "inbox", TEXTS[:40])
+    with other_writer(store) as lock:
+        r = run_mem("--store", str(store.root), "search", "parcel depot", "--json", env=CLI_ENV, timeout=300)
+        assert lock.held
+    assert r.returncode == 0, r.stderr
+    out = r.json()
+    assert out["hits"] == [] and out["unindexed"] == 40
+    assert "no search index yet" in r.stderr and "no search index yet" in out["warnings"][0]
+    assert run_mem("--store", str(store.root), "search", "parcel", env=CLI_ENV).returncode == 0  # builds it
+    write_around(store, "inbox", TEXTS[40:100])
+    with other_writer(store):
+        r = run_mem("--store", str(store.root), "search", "parcel depot", "--json", env=CLI_ENV, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = r.json()
+    assert out["unindexed"] == 60 and len(out["hits"]) == 10
+    assert "60 records not searchable yet" in r.stderr
+    out = run_mem("--store", str(store.root), "search", "parcel depot", "--json", env=CLI_ENV).json()
+    assert "unindexed" not in out and not any("lock" in w for w in out["warnings"])
+
+
+class QueryFails(HashingEmbedder):
+    """The hashing embedder whose model's runtime fails on queries (records embed as usual)."""
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        if any("umbrella" in t for t in texts):
+            raise RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : MatMul node failed")
+        return super().embed(texts)
+
+
+@pytest.fixture
+def embedded(sstore: Store) -> Iterator[Store]:
+    """sstore with every record embedded (no backlog)."""
+    rebuild(sstore, vectors=True)
+    yield sstore
+
+
+def test_query_embedding_failure_falls_back_to_lexical(embedded: Store) -> None:
+    with Searcher(embedded, embedder=QueryFails(), long_lived=False) as s:
+        assert s.search("Lisbon", mode="hybrid").mode == "hybrid"  # the model works for this one
+        rec = embedded.add("The umbrella is in the blue cupboard", scope="ana")
+        s.search("cupboard", mode="hybrid")  # embeds the new record: no backlog
+        res = s.search("umbrella", mode="hybrid")
+        assert res.mode == "lexical" and [h.id for h in res.hits] == [rec.id]
+        assert res.unembedded == 0
+        assert res.warnings == ["vector search unavailable, lexical results only: the hashing embedder failed: "
+                                "RuntimeError: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : MatMul node failed"]
+        assert res.to_dict()["warnings"] == res.warnings
+        with pytest.raises(EmbedderUnavailableError, match="RUNTIME_EXCEPTION") as ei:
+            s.search("umbrella", mode="vector")
+        assert ei.value.exit_code == ExitCode.EMBEDDER_UNAVAILABLE == 10
+        assert s.search("umbrella", mode="lexical").warnings == []
+
+
+def test_query_embedding_failure_long_lived(embedded: Store) -> None:
+    """The same in a long-lived searcher (the query is embedded on its pool thread)."""
+    with open_searcher(embedded, embedder=QueryFails()) as s:
+        assert s.search("Lisbon", mode="hybrid").mode == "hybrid"
+        res = s.search("umbrella Lisbon", mode="hybrid")
+        assert res.mode == "lexical" and res.hits and "RUNTIME_EXCEPTION" in res.warnings[0]
+        with pytest.raises(EmbedderUnavailableError):
+            s.search("umbrella", mode="vector")
+        assert s.search("Lisbon", mode="hybrid").mode == "hybrid"  # the searcher still works
+
+
+FAKE_ORT = '''
+class SessionOptions:
+    pass
+
+
+class InferenceSession:
+    """onnxruntime as a broken install: the session is made, every run fails."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def run(self, *args, **kwargs):
+        raise RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned")
+'''
+
+
+def test_cli_query_embedding_failure(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through `mem search` with MiniLM whose onnxruntime fails at run time (a shadow package on
+    PYTHONPATH) on a store whose records all have their MiniLM vector: hybrid answers from the
+    lexical arm with the warning (exit 0, in --json too); --mode vector exits 10 naming it."""
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")
+    attach(store)
+    rec = store.add("The umbrella is in the blue cupboard", scope="home")
+    store.add("Ana walks the dog at seven", scope="home")
+    rebuild(store, vectors=True)  # the real model: every record embedded
+    shadow = tmp_path / "shadow" / "onnxruntime"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(FAKE_ORT, "utf-8")
+    env = {"PYTHONPATH": str(tmp_path / "shadow"), "MEM_EMBEDDER": "minilm"}
+    r = run_mem("--store", str(store.root), "search", "umbrella cupboard", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    out = r.json()
+    assert out["mode"] == "lexical" and [h["id"] for h in out["hits"]] == [rec.id]
+    assert "RUNTIME_EXCEPTION" in out["warnings"][0] and "lexical results only" in out["warnings"][0]
+    assert "warning: vector search unavailable" in r.stderr and "Traceback" not in r.stderr
+    r = run_mem("--store", str(store.root), "search", "umbrella cupboard", "--mode", "vector", env=env)
+    assert r.returncode == ExitCode.EMBEDDER_UNAVAILABLE == 10, r.stderr
+    assert "RUNTIME_EXCEPTION" in r.stderr and "Traceback" not in r.stderr
+    # the model runs again: hybrid as usual
+    r = run_mem("--store", str(store.root), "search", "umbrella cupboard", "--json", env={"MEM_EMBEDDER": "minilm"})
+    assert r.returncode == 0 and r.json()["mode"] == "hybrid" and r.json()["warnings"] == []
+
+
+def write_jsonl(path: Path, n: int) -> Path:
+    import json
+
+    path.write_text("".join(json.dumps({"content": f"Imported note {i} about the depot parcel", "scope": "inbox"})
+                            + "\n" for i in range(n)), "utf-8")
+    return path
+
+
+def test_an_import_indexes_what_it_wrote_before_it_lets_the_lock_go(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """import_path(index=True): the lexical index is built (a new store) and holds every record
+    written while the import still holds the writer lock; without it, no index is made."""
+    from mem.format.index.common import LEXICAL_KIND, read_pointer
+    from mem.format.index.derived import PENDING_FILE
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.interchange.migrate import import_path
+
+    src = write_jsonl(tmp_path / "in.jsonl", 30)
+    attach(store)
+    held_at_build: list[bool] = []
+    import mem.format.index.build as build_mod
+
+    real = build_mod.rebuild
+
+    def watched(st: Store, **kw: Any) -> Any:
+        held_at_build.append(st.lock.held)
+        return real(st, **kw)
+
+    monkeypatch.setattr(build_mod, "rebuild", watched)
+    import mem.format.index.derived as derived_mod
+
+    monkeypatch.setattr(derived_mod, "rebuild", watched)
+    summary = import_path(store, src, "jsonl", index=True)
+    assert summary.counts["created"] == 30
+    assert held_at_build == [True] and not store.lock.held
+    m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+    assert m is not None and not (store.index_dir / PENDING_FILE).exists()
+    lex = LexicalIndex.open(store.index_dir)
+    assert lex is not None
+    try:
+        assert len(lex.scope_state("inbox")) == 30
+    finally:
+        lex.close()
+    # a second import into the indexed store: applied (journal empty) before the lock is let go
+    summary = import_path(store, write_jsonl(tmp_path / "more.jsonl", 45), "jsonl", index=True)
+    assert summary.counts["created"] == 15  # (the first 30 are unchanged)
+    assert not (store.index_dir / PENDING_FILE).exists()
+
+
+def test_mem_import_leaves_an_index_and_no_journal(tmp_path: Path) -> None:
+    """Through `mem import`: with embedding, the index holds every record at the end; with
+    --no-embed on a new store, no index is made (the next search builds it)."""
+    from mem.format.index.derived import PENDING_FILE
+
+    src = write_jsonl(tmp_path / "in.jsonl", 20)
+    for no_embed in (False, True):
+        root = tmp_path / f"s{int(no_embed)}"
+        assert run_mem("init", str(root), env=CLI_ENV).returncode == 0
+        r = run_mem("--store", str(root), "import", str(src), *(["--no-embed"] if no_embed else []), env=CLI_ENV)
+        assert r.returncode == 0, r.stderr
+        assert (root / ".mem" / "index" / LEXICAL_POINTER).exists() is (not no_embed)
+        assert not (root / ".mem" / "index" / PENDING_FILE).exists()
+        out = run_mem("--store", str(root), "search", "depot parcel", "--json", "-k", "50", env=CLI_ENV).json()
+        assert len(out["hits"]) == 20 and "unindexed" not in out
