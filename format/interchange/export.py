@@ -246,12 +246,11 @@ def scope_document(scope: str, records: list[Record], exported_at: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
-    """``<dir>/<scope>.md`` per scope and ``<dir>/_index.md`` (no scope can have that name)."""
-    counts = ExportCounts()
-    ensure_dir(out_dir, 0o700)
-    by_scope: dict[str, list[Record]] = {}
-    unread: set[str] = set()  # scopes with a record left out: their old document is kept
+def noting_unread(flt: ExportFilter) -> tuple[ExportFilter, set[str]]:
+    """``flt``, also noting the scope of each record file it cannot read, and the set it notes
+    them in: an export keeps such a scope's earlier documents (a record left out is not a record
+    removed). The file is then reported or raised as ``flt.on_error`` says."""
+    unread: set[str] = set()
 
     def note(exc: RecordParseError) -> None:
         if exc.path:
@@ -260,7 +259,16 @@ def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCoun
             raise exc
         flt.on_error(exc)
 
-    for r in iter_records(store, dataclasses.replace(flt, on_error=note)):
+    return dataclasses.replace(flt, on_error=note), unread
+
+
+def write_markdown(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
+    """``<dir>/<scope>.md`` per scope and ``<dir>/_index.md`` (no scope can have that name)."""
+    counts = ExportCounts()
+    ensure_dir(out_dir, 0o700)
+    by_scope: dict[str, list[Record]] = {}
+    noting, unread = noting_unread(flt)  # scopes with a record left out: their old document is kept
+    for r in iter_records(store, noting):
         by_scope.setdefault(r.scope, []).append(r)
         counts.records += 1
     at = format_time(now())

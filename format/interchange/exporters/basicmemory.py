@@ -18,15 +18,13 @@ or scope's note does not outlive the forget. A file mem did not write is never r
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import re
 import stat
 from pathlib import Path
 
-from mem.format.base.errors import RecordParseError
 from mem.format.base.fsutil import atomic_write, ensure_dir, remove_file
-from mem.format.interchange.export import ExportCounts, ExportFilter
+from mem.format.interchange.export import ExportCounts, ExportFilter, noting_unread
 from mem.format.interchange.exporters import peer_records, tombstone_warning
 from mem.format.model.record import Record
 from mem.format.rules import ids
@@ -77,16 +75,8 @@ def write(store: Store, out_dir: Path, flt: ExportFilter) -> ExportCounts:
     counts = ExportCounts()
     ensure_dir(out_dir, 0o700)
     by_scope: dict[str, dict[str, list[Record]]] = {}
-    unread: set[str] = set()  # scopes with a record left out: their earlier notes are kept
-
-    def note(exc: RecordParseError) -> None:
-        if exc.path:
-            unread.add(Path(exc.path).parent.name)
-        if flt.on_error is None:
-            raise exc
-        flt.on_error(exc)
-
-    for r in peer_records(store, dataclasses.replace(flt, on_error=note), counts, "basic-memory"):
+    noting, unread = noting_unread(flt)  # scopes with a record left out: their earlier notes are kept
+    for r in peer_records(store, noting, counts, "basic-memory"):
         counts.records += 1
         if fits_observation(r.content):
             by_scope.setdefault(r.scope, {}).setdefault(r.kind, []).append(r)
