@@ -16,7 +16,9 @@ A worker that dies makes the caller fail (``BrokenProcessPool``), never hang.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
 import multiprocessing
 import os
 import sys
@@ -107,14 +109,29 @@ class Workers(Generic[J]):
             return lambda: fn(*args)
         return self._ex.submit(fn, *args).result
 
-    def map(self, fn: Callable[[J, T], R], tasks: Iterable[T]) -> Iterator[R]:
+    def map(self, fn: Callable[[J, T], R], tasks: Iterable[T], *, ahead: int | None = None) -> Iterator[R]:
         """``fn(job, task)`` for every task, results in task order. ``fn`` must be a module-level
-        function (the workers look it up by name); all tasks are queued at once."""
+        function (the workers look it up by name). All tasks are queued at once, or with
+        ``ahead``, at most that many beyond the results taken so far (the first ones now, so
+        that the pool forks here): results wait for a slow consumer in bounded numbers."""
         if self._ex is None:
             job = self.job
             return (fn(job, t) for t in tasks)
         tasks = list(tasks)
-        return self._ex.map(_call, [fn] * len(tasks), tasks)
+        if ahead is None:
+            return self._ex.map(_call, [fn] * len(tasks), tasks)
+        ex = self._ex
+        pending = collections.deque(ex.submit(_call, fn, t) for t in tasks[:max(1, ahead)])
+        rest = iter(tasks[max(1, ahead):])
+
+        def in_order() -> Iterator[R]:
+            while pending:
+                got = pending.popleft().result()
+                for t in itertools.islice(rest, 1):
+                    pending.append(ex.submit(_call, fn, t))
+                yield got
+
+        return in_order()
 
 
 @contextlib.contextmanager

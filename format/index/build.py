@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import MemError
 from mem.format.index.apply import secure
@@ -32,11 +31,8 @@ from mem.format.index.stats import index_stats
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
-    from mem.format.index.lexical import DocFields
+    from mem.format.index.vecstream import VectorStream
     from mem.format.store.store import Store
-
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -62,54 +58,21 @@ class BuiltIndexes:
         }
 
 
-def _kept(items: Iterable[T], into: list[T]) -> Iterator[T]:
-    for x in items:
-        into.append(x)
-        yield x
+def _vector_stream(store: Store, dest: Path, embedder: Embedder | None, reuse: bool, batch: int,
+                   window: int | None, scopes: dict[str, int]) -> VectorStream:
+    """The vectors of a build (index/vecstream.py), reusing the live index's when ``reuse``."""
+    from mem.format.index.backlog import BULK_WINDOW
+    from mem.format.index.space import store_embedder
+    from mem.format.index.vecstream import VectorStream, reusable
 
-
-def _reuse_vectors(
-    store: Store, items: list[tuple[DocFields, int, int]], space: Any, scopes: dict[str, int], reuse: bool,
-) -> tuple[dict[str, list[tuple[str, str, Any]]], list[DocFields], int]:
-    """(per-scope reused vectors, records to embed, how many reused).
-
-    Only vectors of the same embedding space computed from the same content (digest) are reused.
-    A live vector index that is damaged in any way (manifest, rows, matrix, side table) is never
-    trusted: nothing is reused and every record is embedded again (derived data is disposable).
-    """
-    per_scope: dict[str, list[tuple[str, str, Any]]] = {s: [] for s in scopes}
-    everything = [rec for rec, _m, _s in items]
-    if not reuse:
-        return per_scope, everything, 0
-    todo: list[DocFields] = []
-    reused = 0
+    emb = embedder or store_embedder(store)
     old = None
-    try:
-        old = _open_vectors(store)
-        if old is None or old.space != space:
-            return per_scope, everything, 0
-        for rec in everything:
-            v = old.vector_for(rec.scope, rec.id, rec.digest)
-            if v is not None and _plausible(v, space):
-                per_scope.setdefault(rec.scope, []).append((rec.id, rec.digest, v.copy()))
-                reused += 1
-            else:
-                todo.append(rec)
-    except (MemError, OSError, ValueError):
-        return {s: [] for s in scopes}, everything, 0
-    finally:
-        if old is not None:
-            old.close()
-    return per_scope, todo, reused
-
-
-def _plausible(v: Any, space: Any) -> bool:
-    """A stored vector worth reusing: right length, finite, unit length when the space is L2-normalized."""
-    import numpy as np
-
-    if v.shape != (space.dim,) or not bool(np.isfinite(v).all()):
-        return False
-    return space.normalization != "l2" or abs(float(np.linalg.norm(v)) - 1.0) < 1e-3
+    if reuse:
+        try:
+            old = reusable(_open_vectors(store), emb.space)
+        except (MemError, OSError, ValueError):
+            old = None
+    return VectorStream(dest / "vectors-made", emb, scopes, reuse=old, window=window or BULK_WINDOW, batch=batch)
 
 
 def build_indexes(
@@ -122,66 +85,68 @@ def build_indexes(
     progress: Progress | None = None,
     reuse_vectors: bool = True,
     batch: int = 256,
+    window: int | None = None,
     workers: int | None = None,
 ) -> BuiltIndexes:
     """Build fresh index generations from the records alone into ``dest`` (see spec/index.md).
 
-    ``workers``: processes that read the record files (None: one per CPU from POOL_MIN_RECORDS
-    files on, else this process alone; 1: this process alone).
+    The vectors are made as the records are read (index/vecstream.py: a window of records at a
+    time, kept on disk in ``dest`` until the generation is written), so the memory a build
+    holds does not grow with the store beyond its largest scope's matrix and the rows.
+    ``window``: records read, then embedded shortest first in ``batch``es (None: BULK_WINDOW).
+    ``reuse_vectors``: a record keeps the live index's vector made from the same content in the
+    same space (never from a damaged index). ``workers``: processes that read the record files
+    (None: one per CPU from POOL_MIN_RECORDS files on, else this process alone; 1: this process
+    alone).
     """
     from mem.format.index.common import new_generation
 
     built = BuiltIndexes(dest)
     lex_gen = new_generation("lexical")
-    items: list[tuple[DocFields, int, int]] = []
-    with _reading(store, progress, workers) as recs:
-        if lexical:
-            from mem.format.index.lexical import build_lexical
+    stream = None
+    label = "reading and embedding records" if vectors else "reading records"
+    try:
+        # with vectors, the reading is bounded: the workers wait while a window is embedded
+        with _reading(store, progress, workers, bounded=vectors, label=label) as recs:
+            # (after the workers forked: the model's threads would keep them from forking)
+            stream = _vector_stream(store, dest, embedder, reuse_vectors, batch, window,
+                                    recs.mtimes) if vectors else None
+            feed = recs if stream is None else stream.through(recs)
+            if lexical:
+                from mem.format.index.lexical import build_lexical
 
-            # tantivy indexes the records as they are read (by the workers, on a large store)
-            built.lexical = build_lexical(dest / lex_gen, _kept(recs, items) if vectors else recs, recs.mtimes)
-            built.records = int(built.lexical["docs"])
-        else:
-            items = list(recs)
-            built.records = len(items)
-    built.skipped, mtimes = recs.skipped, recs.mtimes
-    if vectors:
-        from mem.format.index.lexical import LexicalIndex
-        from mem.format.index.space import store_embedder
-        from mem.format.index.vectors import build_vectors
+                # tantivy indexes the records as they are read (by the workers, on a large store)
+                built.lexical = build_lexical(dest / lex_gen, feed, recs.mtimes)
+                built.records = int(built.lexical["docs"])
+            else:
+                built.records = sum(1 for _ in feed)
+        built.skipped = recs.skipped
+        if stream is not None:
+            from mem.format.index.lexical import LexicalIndex
+            from mem.format.index.vectors import build_vectors
 
-        emb = embedder or store_embedder(store)
-        space = emb.space
-        per_scope, todo, built.reused = _reuse_vectors(store, items, space, mtimes, reuse_vectors)
-        # shortest first within windows (less padding, index/backlog.py), large batches
-        from mem.format.index.backlog import BULK_WINDOW
-
-        for w in range(0, len(todo), BULK_WINDOW):
-            todo[w:w + BULK_WINDOW] = sorted(todo[w:w + BULK_WINDOW], key=lambda r: len(r.content))
-        starts = list(range(0, len(todo), batch))
-        it: Iterable[int] = starts if progress is None else progress(starts, len(starts), f"embedding {len(todo)} records")
-        for start in it:
-            chunk = todo[start:start + batch]
-            vecs = emb.embed([r.content for r in chunk])
-            for r, v in zip(chunk, vecs, strict=True):
-                per_scope.setdefault(r.scope, []).append((r.id, r.digest, v))
-            built.embedded += len(chunk)
-        if lexical:
-            lg: str | None = lex_gen
-            seq = len(items)
-        else:
-            lg, seq = None, 0
-            try:
-                cur = LexicalIndex.open(store.index_dir)
-                if cur is not None:
-                    try:
-                        lg, seq = cur.generation, cur.max_seq()
-                    finally:
-                        cur.close()
-            except MemError:
-                pass  # a damaged lexical index: the vectors resync by full comparison later
-        built.vectors = build_vectors(dest / new_generation("vectors"), space, per_scope,
-                                      lex_generation=lg, lex_seq=seq)
+            stream.close()  # the live index is not read any more
+            built.embedded, built.reused = stream.embedded, stream.reused
+            if lexical:
+                lg: str | None = lex_gen
+                seq = built.records
+            else:
+                lg, seq = None, 0
+                try:
+                    cur = LexicalIndex.open(store.index_dir)
+                    if cur is not None:
+                        try:
+                            lg, seq = cur.generation, cur.max_seq()
+                        finally:
+                            cur.close()
+                except MemError:
+                    pass  # a damaged lexical index: the vectors resync by full comparison later
+            built.vectors = build_vectors(dest / new_generation("vectors"), stream.space, stream.scopes(),
+                                          lex_generation=lg, lex_seq=seq)
+            remove_tree(stream.folder)
+    finally:
+        if stream is not None:
+            stream.close()
     secure(store, dest)
     return built
 

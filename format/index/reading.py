@@ -133,12 +133,13 @@ class _Records:
     """
 
     def __init__(self, results: Iterable[_Read], total: int, mtimes: dict[str, int],
-                 progress: Progress | None) -> None:
+                 progress: Progress | None, label: str = "reading records") -> None:
         self.mtimes = mtimes
         self.total = total
         self.skipped: list[str] = []
         self._results = results
         self._progress = progress
+        self._label = label
 
     def __iter__(self) -> Iterator[tuple[DocFields, int, int]]:
         from mem.format.index.lexical import DocFields
@@ -146,7 +147,7 @@ class _Records:
         fields = DocFields._make
         it = self._results
         if self._progress is not None:
-            it = self._progress(it, self.total, "reading records")
+            it = self._progress(it, self.total, self._label)
         skipped = self.skipped
         for r in it:
             if r is None:
@@ -158,13 +159,18 @@ class _Records:
 
 
 @contextlib.contextmanager
-def _reading(store: Store, progress: Progress | None, workers: int | None = None) -> Iterator[_Records]:
+def _reading(store: Store, progress: Progress | None, workers: int | None = None, *,
+             bounded: bool = False, label: str = "reading records") -> Iterator[_Records]:
     """The records of ``store`` for a build (see _Records).
 
     From POOL_MIN_RECORDS files on (or when ``workers`` asks for it) forked worker processes
     read and parse them, task by task, and this process takes their results in file order as
     they come; the pool forks here, before the caller starts tantivy's threads or a progress
     bar. Otherwise this process reads them as they are iterated. The result is the same.
+    ``bounded``: the workers read at most two tasks each ahead of what the caller has taken
+    (a caller slower than the reading, e.g. one that embeds, holds a bounded number of records);
+    else all tasks are queued at once (tantivy takes them as fast as they come).
+    ``label``: the progress bar's.
     """
     from mem.format.base.workers import pool_size, worker_pool
 
@@ -179,5 +185,5 @@ def _reading(store: Store, progress: Progress | None, workers: int | None = None
     lock_fd = store.lock.fileno()
     with worker_pool(job, pool_size(job.total, workers, POOL_MIN_RECORDS),
                      close_fds=() if lock_fd is None else (lock_fd,)) as pool:
-        results = pool.map(_read_task, _read_tasks(job, READ_CHUNK))
-        yield _Records(itertools.chain.from_iterable(results), job.total, mtimes, progress)
+        results = pool.map(_read_task, _read_tasks(job, READ_CHUNK), ahead=2 * pool.size if bounded else None)
+        yield _Records(itertools.chain.from_iterable(results), job.total, mtimes, progress, label)

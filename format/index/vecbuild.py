@@ -19,19 +19,25 @@ from mem.format.rules.timeutil import format_time, now
 def build_vectors(
     dest: Path,
     space: EmbeddingSpace,
-    per_scope: dict[str, list[tuple[str, str, Any]]],
+    per_scope: dict[str, list[tuple[str, str, Any]]] | Iterable[tuple[str, list[tuple[str, str]], Any]],
     *,
     lex_generation: str | None,
     lex_seq: int,
     hnsw_min_rows: int = HNSW_MIN_ROWS,
     quant_min_rows: int | None = None,
 ) -> dict[str, Any]:
-    """Write a generation from ready vectors: ``per_scope[scope] = [(id, digest, vector)]``."""
+    """Write a generation from ready vectors: ``per_scope[scope] = [(id, digest, vector)]``, or
+    scopes one at a time as :func:`build_vectors_from` takes them."""
     import numpy as np
 
+    if not isinstance(per_scope, dict):
+        return build_vectors_from(dest, space, per_scope, lex_generation=lex_generation, lex_seq=lex_seq,
+                                  hnsw_min_rows=hnsw_min_rows, quant_min_rows=quant_min_rows)
+    ready = per_scope
+
     def scopes() -> Iterator[tuple[str, list[tuple[str, str]], Any]]:
-        for scope in sorted(per_scope):
-            items = sorted(per_scope[scope], key=lambda t: t[0])
+        for scope in sorted(ready):
+            items = sorted(ready[scope], key=lambda t: t[0])
             mat = (np.stack([np.asarray(v, dtype=np.float32) for _i, _d, v in items]) if items
                    else np.zeros((0, space.dim), dtype=np.float32))
             yield scope, [(i, d) for i, d, _v in items], mat

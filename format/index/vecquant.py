@@ -105,6 +105,12 @@ def _measure_packed(dim: int, rows: int = 65_536, rounds: int = 7) -> bool:
     return bool(best[1] < best[0])
 
 
+#: Rows quantized at a time: each block's float64 temporaries are a few times its size (1,024
+#: rows of 384: about 3 MB each; 8,192 rows made them 25 MB each, the largest part of a 100k
+#: vector rebuild's peak after the scope's matrix; bench/README.md, "Memory bounded").
+_QUANT_BLOCK = 1024
+
+
 def quantize(mat: Any) -> Quantized | None:
     """Row j as ``z_j = round(x_j / s_j)`` in int8 with ``s_j = max_i |x_ji| / 127`` rounded up to
     float32 (0 and ``z_j = 0`` for a zero row), and ``norm``, the largest row norm rounded up
@@ -115,8 +121,8 @@ def quantize(mat: Any) -> Quantized | None:
     z = np.empty((n, dim), dtype=np.int8)
     scale = np.empty(n, dtype=np.float32)
     norm = 0.0
-    for a in range(0, n, 8192):
-        block = np.asarray(mat[a:a + 8192], dtype=np.float64)
+    for a in range(0, n, _QUANT_BLOCK):
+        block = np.asarray(mat[a:a + _QUANT_BLOCK], dtype=np.float64)
         if not np.isfinite(block).all():
             return None
         s64 = np.abs(block).max(axis=1) / 127.0
@@ -124,7 +130,7 @@ def quantize(mat: Any) -> Quantized | None:
         up = s < s64
         s[up] = np.nextafter(s[up], np.float32(np.inf))
         q = np.rint(block / np.where(s > 0, s, 1).astype(np.float64)[:, None])
-        z[a:a + 8192] = np.clip(q, -127, 127, out=q)
-        scale[a:a + 8192] = s
+        z[a:a + _QUANT_BLOCK] = np.clip(q, -127, 127, out=q)
+        scale[a:a + _QUANT_BLOCK] = s
         norm = max(norm, float(np.sqrt(np.einsum("ij,ij->i", block, block)).max()))
     return Quantized(z, scale, norm * (1.0 + 1e-9))  # rounded up: float64 sums of dim squares
