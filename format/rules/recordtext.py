@@ -189,15 +189,18 @@ def _fast_key(key: str) -> str:
 # -- the frontmatter's line grammar --------------------------------------------------------------
 #
 # One grammar, here: the fence line that opens and closes the frontmatter (``FENCE``), a key and
-# its value on one line (``key: value``, ``SEP`` between them), a block of keys (``key:``, then its
-# lines indented by ``INDENT``). ``_parse_fast`` reads any frontmatter by it, line by line (the
-# one-shot search reads its hits so, without ``import re``); ``canonical_pattern`` is the same
-# grammar for the canonical layout alone (KEY_ORDER's order, ``ALWAYS_WRITTEN``), compiled into one
-# pattern for the paths that read every file of a store, whose lines it only delimits: each value is
-# read by ``_fast_value`` and checked by ``_fields``, as the line reader's are.
+# its value on one line (``key: value``, ``SEP`` between them), a block of keys (the key and
+# ``BLOCK_OPEN``, then its lines indented by ``INDENT``). ``_parse_fast`` reads any frontmatter by
+# it, line by line (the one-shot search reads its hits so, without ``import re``);
+# ``canonical_pattern`` is the same grammar for the canonical layout alone (``KEY_ORDER``'s order,
+# ``ALWAYS_WRITTEN``), compiled into one pattern for the paths that read every file of a store: it
+# delimits the lines and checks the grammars of the values that repeat across records, the other
+# values are read by ``_fast_value``, and both readers end in the same checks (``_read_times``,
+# ``_fields``).
 
 FENCE = "---\n"
 SEP = ": "
+BLOCK_OPEN = ":"
 INDENT = "  "
 #: The keys the canonical layout writes in every record (``dump_frontmatter``); the other keys of
 #: ``KEY_ORDER`` only when they have a value.
@@ -205,11 +208,11 @@ ALWAYS_WRITTEN: tuple[str, ...] = ("id", "scope", "kind", "status", "confidence"
 
 
 def _parse_fast(fm: str) -> dict[str, Any]:
-    """The frontmatter's keys and values by the line grammar (``SEP``, ``INDENT``); _NotFast
-    for a line it does not read, or a key given twice."""
+    """The frontmatter's keys and values by the line grammar (``SEP``, ``BLOCK_OPEN``,
+    ``INDENT``); _NotFast for a line it does not read, or a key given twice."""
     data: dict[str, Any] = {}
     block: dict[str, Any] | None = None
-    sep_, indent, cut = SEP, INDENT, len(INDENT)  # (locals: the loop runs once a line)
+    sep_, opener, indent, cut = SEP, BLOCK_OPEN, INDENT, len(INDENT)  # (locals: the loop runs once a line)
     for line in fm.split("\n"):
         key, sep, raw = line.partition(sep_)
         if sep and key in _KNOWN_KEYS:  # the common line, read as the last branch below would
@@ -230,8 +233,8 @@ def _parse_fast(fm: str) -> dict[str, Any]:
                 raise _NotFast
             block[key] = _fast_value(raw)
             continue
-        if line.endswith(":") and _is_key(line[:-1]):
-            key = line[:-1]
+        if line.endswith(opener) and _is_key(line[: -len(opener)]):
+            key = line[: -len(opener)]
             if key in data:
                 raise _NotFast
             block = {}
@@ -309,7 +312,7 @@ def read_fast(text: str) -> tuple[dict[str, Any], str] | None:
 
 #: The line grammar for the canonical layout (``dump_frontmatter``'s: ``KEY_ORDER``'s order, the
 #: keys of ``ALWAYS_WRITTEN`` in every record, extension keys last), compiled into one pattern, with
-#: the grammar of each value that repeats across records built in (``_REPEATED``); the other
+#: the grammar of each value that repeats across records built in (``repeated`` below); the other
 #: values are captured as text and read by ``_fast_value``. Compiled on first use (``import re``
 #: costs a third of a lean ``mem search``, which reads its few files with ``read_fast``).
 _CANONICAL: Any = None
@@ -343,7 +346,7 @@ def canonical_pattern() -> Any:
 
         def line(key: str) -> str:
             if key in _BLOCK_KEYS:
-                one = f"{re.escape(key)}:\n((?:{re.escape(INDENT)}{any_text}\n)+)"
+                one = f"{re.escape(key + BLOCK_OPEN)}\n((?:{re.escape(INDENT)}{any_text}\n)+)"
             else:
                 one = f"{re.escape(key)}{re.escape(SEP)}({repeated.get(key, any_text)})\n"
             return one if key in ALWAYS_WRITTEN else f"(?:{one})?"
@@ -365,7 +368,8 @@ def scan_canonical(text: str) -> LeanFields | None:
         return None
     rid, scope, kind, status, conf, tags_raw, vf, vt, rec, upd, sat, sup, by, der, block, _, ext = m.groups()
     end = m.end()
-    if end > MAX_FRONTMATTER_BYTES // 4 and len(text[4 : end - 4].encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+    if end > MAX_FRONTMATTER_BYTES // 4 and \
+            len(text[len(FENCE) : end - len(FENCE)].encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         return None
     try:
         # the pattern's grammars take words the reader reads as another type when not quoted
