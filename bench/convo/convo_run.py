@@ -81,12 +81,38 @@ class Prepared:
         return [(t["id"], t["text"]) for s in conv["sessions"] for t in s["turns"]]
 
 
+def speaker_in_text(data: dict[str, Any], *, keep_source_speaker: bool = True) -> dict[str, Any]:
+    """The same conversations with each turn's text written ``"Name: text"`` (as some chat exports
+    give them), under digests of their own (so a cached store of their own). Without
+    ``keep_source_speaker`` the imported turns carry no speaker in their source (the name is then
+    in the text alone)."""
+    import copy
+    import hashlib
+
+    out = copy.deepcopy(data)
+    for c in out["conversations"]:
+        for sess in c["sessions"]:
+            for t in sess["turns"]:
+                t["text"] = f"{t['speaker']}: {t['text']}"
+    tag = "sit-" if keep_source_speaker else "sito-"
+    body = json.dumps(out["conversations"], sort_keys=True, ensure_ascii=False).encode("utf-8")
+    out["digest"] = tag + hashlib.sha256(body).hexdigest()[:12]
+    if "turns_digest" in out:
+        out["turns_digest"] = tag + str(data["turns_digest"])
+    out["source_speaker"] = keep_source_speaker
+    return out
+
+
 def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, threads: int | None = None,
             conversations: int = CONVERSATIONS, cache: Path | None = None,
-            log: Callable[[str], None] | None = None) -> Prepared:
-    """The cached store for ``provider`` (built when missing): import every turn, build vectors."""
+            log: Callable[[str], None] | None = None, with_speaker: str | None = None) -> Prepared:
+    """The cached store for ``provider`` (built when missing): import every turn, build vectors.
+    ``with_speaker``: each turn's text begins with its speaker's name (:func:`speaker_in_text`),
+    ``"source"`` keeping the speaker in the source too, ``"text"`` leaving it out of the source."""
     say = log or (lambda _m: None)
     data = dataset(seed, conversations)
+    if with_speaker is not None:
+        data = speaker_in_text(data, keep_source_speaker=with_speaker == "source")
     # bench/convo's stores are keyed by the digest of the turns (a store holds the turns alone, so
     # questions added later reuse it); data of another generator without one (bench/convo2) by its
     # version, seed and digest
@@ -111,6 +137,8 @@ def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, 
     src = root / "turns.jsonl"
     with open(src, "w", encoding="utf-8") as f:
         for obj in import_lines(data):
+            if data.get("source_speaker") is False:
+                del obj["source"]["speaker"]
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
     say(f"importing the turns into {root / 'store'}")
     summary = import_path(store, src, "jsonl", options=ImportOptions())
@@ -342,12 +370,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fresh", action="store_true", help="build the cached store again")
     ap.add_argument("--json", action="store_true", help="print the metrics as JSON")
     ap.add_argument("--dump", type=Path, help="write every question's hits per mode to this JSON Lines file")
+    ap.add_argument("--speaker-in-text", nargs="?", const="source", choices=("source", "text"),
+                    help="each turn's text written 'Name: text' (its own store); 'text': without the "
+                         "speaker in the source")
     args = ap.parse_args(argv)
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr)
 
-    prep = prepare(args.embedder, seed=args.seed, fresh=args.fresh, log=log)
+    prep = prepare(args.embedder, seed=args.seed, fresh=args.fresh, log=log, with_speaker=args.speaker_in_text)
     floor = (default_floor() if args.min_score == "default" else
              None if args.min_score == "none" else float(args.min_score))
     sweep = [float(x) for x in args.sweep.split(",") if x.strip()]

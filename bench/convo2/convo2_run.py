@@ -48,39 +48,27 @@ CACHE = Path(os.environ.get("MEM_CONVO2_CACHE", "/tmp/mem-convo2-bench"))
 SPLITS = (gen.SPLIT,)
 
 
-def speaker_in_text(data: dict[str, Any]) -> dict[str, Any]:
-    """The same conversations with each turn's text written ``"Name: text"`` (as some chat exports
-    give them), under its own digest (so its own cached store)."""
-    import copy
-    import hashlib
-
-    out = copy.deepcopy(data)
-    for c in out["conversations"]:
-        for sess in c["sessions"]:
-            for t in sess["turns"]:
-                t["text"] = f"{t['speaker']}: {t['text']}"
-    body = json.dumps(out["conversations"], sort_keys=True, ensure_ascii=False).encode("utf-8")
-    out["digest"] = "sit-" + hashlib.sha256(body).hexdigest()[:12]
-    return out
+#: The "Name: text" variant of a dataset (bench/convo's, shared).
+speaker_in_text = convo_run.speaker_in_text
 
 
 def prepare(provider: str = "minilm", *, fresh: bool = False, conversations: int = gen.CONVERSATIONS,
-            cache: Path | None = None, log: Any = None, with_speaker: bool = False) -> convo_run.Prepared:
+            cache: Path | None = None, log: Any = None, with_speaker: str | None = None) -> convo_run.Prepared:
     """The cached store of this benchmark, built by bench/convo's ``prepare`` from this data
-    (``with_speaker``: each turn's text begins with its speaker's name, :func:`speaker_in_text`)."""
+    (``with_speaker``: each turn's text begins with its speaker's name, :func:`speaker_in_text`;
+    ``"source"``: the speaker stays in the source too, ``"text"``: only in the text)."""
     # convo_run.prepare reads its data through its module's ``dataset``: hand it ours for the call
     # (the layout its import_lines expects: conversations with scope, sessions with index and
     # date, turns with id, speaker and text), then put its own back.
     own = convo_run.dataset
 
     def ours(seed: int, n: int) -> dict[str, Any]:
-        data = gen.dataset(seed, n)
-        return speaker_in_text(data) if with_speaker else data
+        return gen.dataset(seed, n)
 
     convo_run.dataset = ours  # type: ignore[attr-defined]
     try:
         return convo_run.prepare(provider, seed=gen.SEED, fresh=fresh, conversations=conversations,
-                                 cache=cache or CACHE, log=log)
+                                 cache=cache or CACHE, log=log, with_speaker=with_speaker)
     finally:
         convo_run.dataset = own  # type: ignore[attr-defined]
 
@@ -395,8 +383,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablate", action="store_true", help="hybrid with each of stage 2's terms off (analysis only)")
     ap.add_argument("--subsets", type=Path, metavar="DUMP", help="R@10 per slice of the questions, read off a --dump file")
     ap.add_argument("--sweep", default="", help="comma-separated floors read off the scores (what each would leave)")
-    ap.add_argument("--speaker-in-text", action="store_true",
-                    help="a variant: each turn's text is 'Name: text' (its own store; BM25 reads the same text)")
+    ap.add_argument("--speaker-in-text", nargs="?", const="source", choices=("source", "text"),
+                    help="a variant: each turn's text is 'Name: text' (its own store; BM25 reads the same "
+                         "text); 'text': without the speaker in the source")
     ap.add_argument("--k-prefix", action="store_true", help="does the top 10 change when more hits are asked for?")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)

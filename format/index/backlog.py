@@ -107,7 +107,7 @@ def backfill(store: Store, lex: LexicalIndex, vec: VectorIndex, embedder: Embedd
         if not recs:
             continue
         try:
-            vecs = embedder.embed([r.content for r in recs])
+            vecs = embedder.embed([r.embedding_text for r in recs])
         except MemError:
             raise
         except Exception as exc:  # the model's runtime failed: a search says why and goes on lexically
@@ -203,7 +203,7 @@ def embed_backlog(store: Store, embedder: Embedder, *, progress: Progress | None
             part = recs[pos:pos + (end - start)]
             pos += end - start
             if part:
-                vecs = embedder.embed([r.content for r in part])
+                vecs = embedder.embed([r.embedding_text for r in part])
                 with store.lock:
                     vec.add([(r.scope, r.id, r.digest, v) for r, v in zip(part, vecs, strict=True)])
                 rep.embedded += len(part)
@@ -260,7 +260,8 @@ def merge_delta(store: Store) -> None:
             # the same promise as before: vectors up to that lexical state are all there
             built.vectors = build_vectors_from(dest / new_generation("vectors"), space, one_scope_at_a_time(),
                                                lex_generation=vec.get_meta("lex_generation") or "",
-                                               lex_seq=int(vec.get_meta("lex_seq") or 0))
+                                               lex_seq=int(vec.get_meta("lex_seq") or 0),
+                                               text_recipe=vec.text_recipe)
             swap_in(store, built)
         except BaseException:
             remove_tree(dest)

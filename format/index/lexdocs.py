@@ -9,6 +9,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mem.format.model.record import Record
+from mem.format.rules.embedtext import embedding_text, source_speaker
 from mem.format.rules.lexicon import CONTENT_TOKENIZER, SCHEMA_VERSION, nfc
 from mem.format.rules.recordtext import canonical_body, canonical_pattern, scan_canonical
 from mem.format.rules.timeutil import epoch_ms
@@ -64,11 +65,18 @@ class DocFields(NamedTuple):
     valid_from_ms: int
     valid_to_ms: int
     confidence: float
+    speaker: str  # who said it, as its source names it (rules/embedtext.py); "": no one
 
     @classmethod
     def from_record(cls, rec: Record) -> DocFields:
         return cls(rec.id, rec.scope, rec.kind, rec.status, tuple(rec.tags), rec.digest, rec.content,
-                   _ms(rec.recorded_at), _ms(rec.valid_from), _ms(rec.valid_to), float(rec.confidence))
+                   _ms(rec.recorded_at), _ms(rec.valid_from), _ms(rec.valid_to), float(rec.confidence),
+                   source_speaker(rec.source) or "")
+
+    @property
+    def embedding_text(self) -> str:
+        """The text its vector is made from (:func:`mem.format.rules.embedtext.embedding_text`)."""
+        return embedding_text(self.content, self.kind, self.speaker or None)
 
 
 canonical_pattern()  # compiled before any worker is forked (workers share it)
@@ -86,7 +94,8 @@ def fast_fields(raw: bytes) -> DocFields | None:
         return None
     content = f[15]
     digest = "sha256:" + hashlib.sha256(canonical_body(content).encode("utf-8")).hexdigest()  # Record.digest
-    return DocFields(f[0], f[1], f[2], f[3], f[5], digest, content, epoch_ms(f[8]), _ms(f[6]), _ms(f[7]), f[4])
+    return DocFields(f[0], f[1], f[2], f[3], f[5], digest, content, epoch_ms(f[8]), _ms(f[6]), _ms(f[7]), f[4],
+                     source_speaker(f[14]) or "")
 
 
 def make_doc(rec: DocFields) -> Any:

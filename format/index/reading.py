@@ -145,6 +145,7 @@ class _Records:
         from mem.format.index.lexical import DocFields
 
         fields = DocFields._make
+        n = len(DocFields._fields)
         it = self._results
         if self._progress is not None:
             it = self._progress(it, self.total, self._label)
@@ -155,7 +156,7 @@ class _Records:
             if isinstance(r, str):
                 skipped.append(r)
                 continue
-            yield fields(r[:11]), r[11], r[12]
+            yield fields(r[:n]), r[n], r[n + 1]
 
 
 @contextlib.contextmanager

@@ -44,6 +44,7 @@ def index_stats(store: Store) -> IndexStats:
     lexd: dict[str, Any] = {"present": False, "generation": None, "docs": 0, "deleted_docs": 0, "pending": 0,
                             "segments": 0, "bytes": 0, "stale_scopes": [], "corrupt": None}
     vecd: dict[str, Any] = {"present": False, "generation": None, "space": None, "space_matches": None,
+                            "text_recipe": None,
                             "vectors": 0, "delta": 0, "dead": 0, "missing": 0, "bytes": 0, "corrupt": None}
     lex = None
     try:
@@ -71,6 +72,7 @@ def index_stats(store: Store) -> IndexStats:
 
                 c = vec.counts()
                 vecd.update(present=True, generation=vec.generation, space=vec.space.to_dict(),
+                            text_recipe=vec.text_recipe,
                             vectors=c["vectors"], delta=c["delta"], dead=c["dead"],
                             bytes=tree_bytes(vec.path))
                 try:

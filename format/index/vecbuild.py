@@ -13,6 +13,7 @@ from mem.format.index.common import POINTER_VERSION, VECTORS_KIND, VECTORS_POINT
 from mem.format.index.vecdb import open_db
 from mem.format.index.vecmain import HNSW_MIN_ROWS, HNSW_PARAMS, usearch_index_class
 from mem.format.index.vecquant import QUANT_MIN_ROWS, quantize
+from mem.format.rules.embedtext import TEXT_RECIPE
 from mem.format.rules.timeutil import format_time, now
 
 
@@ -25,14 +26,17 @@ def build_vectors(
     lex_seq: int,
     hnsw_min_rows: int = HNSW_MIN_ROWS,
     quant_min_rows: int | None = None,
+    text_recipe: int = TEXT_RECIPE,
 ) -> dict[str, Any]:
     """Write a generation from ready vectors: ``per_scope[scope] = [(id, digest, vector)]``, or
-    scopes one at a time as :func:`build_vectors_from` takes them."""
+    scopes one at a time as :func:`build_vectors_from` takes them; made from the text of recipe
+    ``text_recipe`` (rules/embedtext.py)."""
     import numpy as np
 
     if not isinstance(per_scope, dict):
         return build_vectors_from(dest, space, per_scope, lex_generation=lex_generation, lex_seq=lex_seq,
-                                  hnsw_min_rows=hnsw_min_rows, quant_min_rows=quant_min_rows)
+                                  hnsw_min_rows=hnsw_min_rows, quant_min_rows=quant_min_rows,
+                                  text_recipe=text_recipe)
     ready = per_scope
 
     def scopes() -> Iterator[tuple[str, list[tuple[str, str]], Any]]:
@@ -43,7 +47,7 @@ def build_vectors(
             yield scope, [(i, d) for i, d, _v in items], mat
 
     return build_vectors_from(dest, space, scopes(), lex_generation=lex_generation, lex_seq=lex_seq,
-                              hnsw_min_rows=hnsw_min_rows, quant_min_rows=quant_min_rows)
+                              hnsw_min_rows=hnsw_min_rows, quant_min_rows=quant_min_rows, text_recipe=text_recipe)
 
 
 def build_vectors_from(
@@ -55,6 +59,7 @@ def build_vectors_from(
     lex_seq: int,
     hnsw_min_rows: int = HNSW_MIN_ROWS,
     quant_min_rows: int | None = None,
+    text_recipe: int = TEXT_RECIPE,
 ) -> dict[str, Any]:
     """Write a generation one scope at a time: ``scopes`` yields (scope, [(id, digest)] sorted by
     id, float32 matrix of their vectors in that order), so that a caller holds one scope's
@@ -93,6 +98,7 @@ def build_vectors_from(
         "generation": dest.name,
         "built_at": format_time(now()),
         "space": space.to_dict(),
+        "text_recipe": text_recipe,
         "scopes": scopes_meta,
         "hnsw": dict(HNSW_PARAMS, min_rows=hnsw_min_rows),
     }

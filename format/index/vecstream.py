@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import MemError, StoreIOError
+from mem.format.rules.embedtext import same_text
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder, EmbeddingSpace
@@ -115,9 +116,11 @@ class VectorStream:
                 self._old.close()
                 self._old, got = None, {}
             todo = []
+            recipe = self._old.text_recipe
             for i, r in enumerate(recs):
                 v = got.get((r.scope, r.id))
-                if v is not None and plausible(v, self.space):
+                if v is not None and plausible(v, self.space) and same_text(recipe, r.content, r.kind,
+                                                                             r.speaker or None):
                     mat[i] = v
                     self.reused += 1
                 else:
@@ -125,7 +128,7 @@ class VectorStream:
         todo.sort(key=lambda i: len(recs[i].content))
         for start in range(0, len(todo), self.batch):
             part = todo[start:start + self.batch]
-            mat[part] = self.embedder.embed([recs[i].content for i in part])
+            mat[part] = self.embedder.embed([recs[i].embedding_text for i in part])
             self.embedded += len(part)
         by_scope: dict[str, list[int]] = {}
         for i, r in enumerate(recs):

@@ -55,6 +55,7 @@ from mem.format.index.vecscan import (
     q8_candidates,
     run_scan,
 )
+from mem.format.rules.embedtext import manifest_recipe
 
 if TYPE_CHECKING:
     import sqlite3
@@ -97,6 +98,11 @@ class VectorIndex:
     @property
     def generation(self) -> str:
         return str(self.manifest["generation"])
+
+    @property
+    def text_recipe(self) -> int:
+        """The recipe of the text its vectors were made from (``rules.embedtext.manifest_recipe``)."""
+        return manifest_recipe(self.manifest.get("text_recipe"))
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -24,6 +24,7 @@ from typing import Any
 
 from mem.format.base.errors import RecordParseError, ValidationError
 from mem.format.rules import ids
+from mem.format.rules.embedtext import embedding_text, source_speaker
 from mem.format.rules.recordtext import _KNOWN_KEYS as _KEY_SET
 from mem.format.rules.recordtext import _YAML_WORDS, _is_key, _is_plain, fast_frontmatter
 
@@ -72,6 +73,12 @@ class Record:
     def match_digest(self) -> str:
         """Digest of the content normalized for matching (tombstones, de-duplication)."""
         return match_digest(self.content)
+
+    @property
+    def embedding_text(self) -> str:
+        """The text its vector is made from: the content without a leading own-speaker prefix
+        (:func:`mem.format.rules.embedtext.embedding_text`)."""
+        return embedding_text(self.content, self.kind, source_speaker(self.source))
 
     def with_changes(self, **changes: Any) -> Record:
         return replace(self, **changes)

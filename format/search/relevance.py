@@ -49,6 +49,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mem.format.rules.embedtext import source_speaker
+
 #: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring), with
 #: minilm's cosines; the later stages read ``z1`` on this scale (``base_of``).
 SCALE = 12.095
@@ -267,10 +269,9 @@ def has_time(text: str) -> float:
 def speaker_of(source: Mapping[str, Any], content: str) -> str | None:
     """Who said a record, lower-case: ``source.speaker`` (or ``author``/``role`` naming a person),
     else a leading ``Name:`` of its content."""
-    for key in ("speaker", "author", "name"):
-        v = source.get(key)
-        if isinstance(v, str) and v.strip():
-            return v.strip().lower()
+    named = source_speaker(source)
+    if named is not None:
+        return named.lower()
     head = content[:40]
     colon = head.find(":")
     if 0 < colon <= 30 and " " not in head[:colon].strip() and head[:1].isupper():

@@ -42,6 +42,7 @@ from mem.format.rules.config import (
     DECLARATION_FILE,
     config_findings,
 )
+from mem.format.rules.embedtext import TEXT_RECIPE
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 from mem.format.verify.codes import OVERRIDE_LEVELS as OVERRIDE_LEVELS
 from mem.format.verify.codes import RULES as RULES
@@ -531,6 +532,14 @@ class _Verifier:
                     idx_dir / "vectors.json",
                     "the vectors were built in another embedding space than the configured "
                     "embedder's",
+                )
+            recipe = vec.get("text_recipe")
+            if recipe is not None and recipe != TEXT_RECIPE:
+                self.add(
+                    "W405",
+                    idx_dir / "vectors.json",
+                    f"the vectors were made from the text of recipe {recipe or 'unknown'}, this mem "
+                    f"embeds recipe {TEXT_RECIPE} (a turn's own-speaker prefix left out)",
                 )
             valid = int(vec.get("vectors") or 0)  # live vectors: main rows - dead + delta
             if valid > live:

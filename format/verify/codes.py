@@ -302,6 +302,14 @@ _RULES: tuple[Rule, ...] = (
          "running right now). The live indexes do not use it; it only takes space.",
          "run `mem compact` (or `mem rebuild`), which deletes it",
          section="spec/format.md §17"),
+    Rule("W405", "warning", "vectors of another text recipe",
+         "The vector index was made from another recipe of each record's embedded text than this "
+         "mem's (an older mem embedded a turn written \"Name: text\" with its speaker's name; "
+         "spec/index.md, \"The embedded text\"). Its vectors are of the same model and space and "
+         "stay in use; a record with an own-speaker prefix is found less well until re-embedded.",
+         "run `mem rebuild --vectors` (or `mem compact`, which re-embeds only the records whose "
+         "embedded text changed)",
+         section="spec/format.md §17"),
     # -- files -------------------------------------------------------------------------------
     Rule("W501", "warning", "leftover temporary file",
          "A file whose name contains '.mem-tmp-' is left over from a write that was interrupted "

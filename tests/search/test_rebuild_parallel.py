@@ -312,7 +312,7 @@ def _record_texts(draw: st.DrawFn) -> str:
         superseded_by=ids[5] if status == "superseded" else None,
         derived_from=draw(st.lists(st.sampled_from(ids[4:8]), max_size=2, unique=True)),
         source=draw(st.one_of(st.none(), st.dictionaries(
-            st.sampled_from(["system", "original_id", "id", "tags"]),
+            st.sampled_from(["system", "original_id", "id", "tags", "speaker", "author"]),
             st.one_of(st.text(max_size=12), st.integers()), max_size=3))),
         extra=draw(st.one_of(st.none(), st.just({"x_ext": "v"}), st.just({"tags_x": "1"}))),
     )

@@ -1,4 +1,4 @@
-"""The derived-index codes (E401, W401-W403) and their sub-rules, on indexes built at test time
+"""The derived-index codes (E401, W401-W405) and their sub-rules, on indexes built at test time
 (they are local, git-ignored data, so these fixtures cannot be committed under spec/fixtures/)."""
 
 from __future__ import annotations
@@ -72,6 +72,14 @@ def test_w401_records_changed_outside_the_index(copy: Path) -> None:
 def test_w402_other_embedding_space(copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM_EMBEDDER", "minilm")  # compared by manifest; the model is not loaded
     assert codes(copy) == {"W402"}
+
+
+def test_w405_vectors_of_an_older_text_recipe(copy: Path) -> None:
+    p = copy / ".mem" / "index" / "vectors.json"
+    m = json.loads(p.read_text("utf-8"))
+    del m["text_recipe"]  # as a mem of recipe 1 wrote it (tests/search/test_embedtext.py: the rest)
+    p.write_text(json.dumps(m), "utf-8")
+    assert codes(copy) == {"W405"} and codes(copy, full=True) == {"W405"}
 
 
 def test_w403_counts_disagree(copy: Path) -> None:
