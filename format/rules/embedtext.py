@@ -47,10 +47,22 @@ TEXT_RECIPE_UNNAMED = 1
 NAME_MAX = 40
 #: The source keys naming who said a record, in order.
 SPEAKER_KEYS: tuple[str, ...] = ("speaker", "author", "name")
+_LABEL_WORDS = """
+    note notes todo to-do reminder reminders update updates edit edited summary question
+    questions answer answers warning error important tip tips example examples source
+    sources subject re fwd fw cc bcc to from date dates time times title status task tasks
+    step steps result results fact facts goal goals idea ideas tldr caution info hint hints
+    quote link links url file path ref see also action actions decision decisions issue
+    issues problem solution fix bug feature plan plans agenda topic context background
+    location place where when why how what who which breakfast lunch dinner day week month
+    year morning afternoon evening night today tomorrow yesterday tonight weekend monday
+    tuesday wednesday thursday friday saturday sunday january february march april may june
+    july august september october november december correction disclaimer spoiler hot take
+    pro fun side fyi memo log entry draft final next last first second third then now later
+    remember remembered new old good bad yes no ok okay
+"""
 #: Capitalised words that label a line rather than name who speaks (lower case).
-LABELS: frozenset[str] = frozenset(
-    ["note", "notes", "todo", "to-do", "reminder", "reminders", "update", "updates", "edit", "edited", "summary", "question", "questions", "answer", "answers", "warning", "error", "important", "tip", "tips", "example", "examples", "source", "sources", "subject", "re", "fwd", "fw", "cc", "bcc", "to", "from", "date", "dates", "time", "times", "title", "status", "task", "tasks", "step", "steps", "result", "results", "fact", "facts", "goal", "goals", "idea", "ideas", "tldr", "caution", "info", "hint", "hints", "quote", "link", "links", "url", "file", "path", "ref", "see", "also", "action", "actions", "decision", "decisions", "issue", "issues", "problem", "solution", "fix", "bug", "feature", "plan", "plans", "agenda", "topic", "context", "background", "location", "place", "where", "when", "why", "how", "what", "who", "which", "breakfast", "lunch", "dinner", "day", "week", "month", "year", "morning", "afternoon", "evening", "night", "today", "tomorrow", "yesterday", "tonight", "weekend", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "correction", "disclaimer", "spoiler", "hot", "take", "pro", "fun", "side", "fyi", "memo", "log", "entry", "draft", "final", "next", "last", "first", "second", "third", "then", "now", "later", "remember", "remembered", "new", "old", "good", "bad", "yes", "no", "ok", "okay"]
-)
+LABELS: frozenset[str] = frozenset(_LABEL_WORDS.split())
 
 _NAME_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*"
 #: Up to two words, the colon and the white space after it.

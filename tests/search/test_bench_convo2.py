@@ -151,3 +151,8 @@ def test_speaker_in_text_variant() -> None:
     assert [t["text"] for t in turns] == [f"{t['speaker']}: {b}" for t, b in zip(turns, before, strict=True)]
     assert var["digest"] != data["digest"]
     assert [t["text"] for s in data["conversations"][0]["sessions"] for t in s["turns"]] == before
+    # the same turns with no speaker in the source: a store of their own
+    only = convo2_run.speaker_in_text(data, keep_source_speaker=False)
+    assert only["source_speaker"] is False and var["source_speaker"] is True
+    assert only["digest"] not in (var["digest"], data["digest"])
+    assert [t["text"] for s in only["conversations"][0]["sessions"] for t in s["turns"]] == [t["text"] for t in turns]
