@@ -1,7 +1,7 @@
 """The vectors of an index build, made as the records are read (``VectorStream``).
 
 The records pass through in windows of ``BULK_WINDOW``: each record's vector is reused from the
-live index when it was computed in the same space from the same content (and is plausible), else
+live index when it was computed in the same space from the same content and embedded text (and is plausible), else
 embedded, the window's records shortest first (less padding) in batches; the window's vectors are
 then appended to one file per scope in the build folder, in the order the records were read. At
 the end each scope's rows are sorted by id and its matrix read back, one scope at a time, for the
@@ -110,13 +110,13 @@ class VectorStream:
         mat = np.empty((n, self.space.dim), dtype=np.float32)
         todo = list(range(n))
         if self._old is not None:
+            recipe = self._old.text_recipe
             try:
                 got = self._old.vectors_for((r.scope, r.id, r.digest) for r in recs)
             except (MemError, OSError, ValueError):  # checked by reusable(): embed the rest
                 self._old.close()
                 self._old, got = None, {}
             todo = []
-            recipe = self._old.text_recipe
             for i, r in enumerate(recs):
                 v = got.get((r.scope, r.id))
                 if v is not None and plausible(v, self.space) and same_text(recipe, r.content, r.kind,
