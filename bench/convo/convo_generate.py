@@ -23,6 +23,15 @@ Questions, each with the ids of the turns that answer it:
   in version 2, from a generator of their own, so the turns and the other questions are those of
   version 1.
 
+**Evidence said by the friend** (version 3). In about ``FRIEND_SHARE`` of each conversation's
+answerable questions the turn that answers is said by the *other* speaker, about the person the
+question names, as real chats have it: a retelling ("A little bird told me: you handed in your
+notice ..."), a question whose content is the answer ("Wait, is it true you ... ?"), a
+congratulation. The turns are chosen after the conversation is built, by a generator of their own
+(seeded per conversation, the same rule on both halves), and rewritten in place (``_friend_turns``):
+the turn keeps its id and session, its speaker becomes the friend and its words are the subject's
+put in the second person inside the friend's frame; every other turn is version 2's.
+
 The conversations are split by index: even -> ``dev`` (tune on these), odd -> ``heldout``
 (report only; see bench/convo/convo_run.py).
 """
@@ -33,6 +42,7 @@ import datetime as dt
 import hashlib
 import json
 import random
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,7 +56,10 @@ from convo_facts import TEMPLATES, Ctx, Fact, Line
 
 #: Bump whenever the output changes. The runner's cached stores are keyed by the digest of the
 #: turns alone (``turns_digest``: a store holds the turns, not the questions).
-VERSION = "2"
+VERSION = "3"
+#: The share of each conversation's answerable questions whose evidence turn is said by the
+#: friend of the person the question names (version 3; ``_friend_turns``).
+FRIEND_SHARE = 0.10
 #: Questions of kind ``dated`` per conversation (fewer when it has fewer dated events).
 DATED_PER_CONVERSATION = 3
 _MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -161,8 +174,9 @@ class _Builder:
         return ids if keep_all else added
 
 
-def conversation(index: int, seed: int = SEED) -> dict[str, Any]:
-    """Conversation ``index`` of the data set of ``seed``."""
+def conversation(index: int, seed: int = SEED, friend: bool = True) -> dict[str, Any]:
+    """Conversation ``index`` of the data set of ``seed`` (``friend``: with version 3's
+    friend-spoken evidence; without, the turns of version 2)."""
     rng = random.Random(f"convo:{seed}:{index}")
     cid = f"c{index:02d}"
     (a, ga), (b, gb) = rng.sample(SPEAKERS, 2)
@@ -243,12 +257,101 @@ def conversation(index: int, seed: int = SEED) -> dict[str, Any]:
                             f"What happened with {subj} on {month} {day.day}, {day.year}?",
                             f"What was {subj} up to on {day.isoformat()}?"])
         add_q("dated", text, ev, facts[fi].topic, topic=facts[fi].topic)
+    if friend:
+        _friend_turns(sessions, questions, {a: b, b: a}, random.Random(f"friend:{seed}:{index}"))
     return {"id": cid, "split": split_of(index), "scope": f"convo-{cid}", "speakers": [a, b],
             "sessions": sessions, "questions": questions}
 
 
-def dataset(seed: int = SEED, conversations: int = CONVERSATIONS) -> dict[str, Any]:
-    convs = [conversation(i, seed) for i in range(conversations)]
+#: First-person words and what the friend says instead (``second_person``).
+_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "we": "you", "us": "you",
+        "our": "your", "ours": "yours", "ourselves": "yourselves", "i'm": "you're", "i've": "you've",
+        "i'll": "you'll", "i'd": "you'd", "we're": "you're", "we've": "you've", "we'll": "you'll",
+        "we'd": "you'd"}
+#: The verb after "I" (now "you") that must agree with "you".
+_AGREE = {"am": "are", "was": "were", "wasn't": "weren't"}
+#: The friend's frames around the subject's news in the second person: a retelling, a question
+#: whose content is the answer, a congratulation, a recap ({x}: the news, no final stop; {X}: the
+#: same, capitalized).
+FRIEND_FRAMES = [
+    "A little bird told me: {x}!",
+    "Wait, is it true {x}?",
+    "Hold on. {X}? Since when?!",
+    "Still can't get over it, {x}. Proud of you.",
+    "Let me get this straight: {x}. Incredible.",
+    "So {x}? You kept that quiet!",
+    "Your message made my day: {x}.",
+]
+_WORD = re.compile(r"\b[A-Za-z]+(?:'[a-z]+)?\b")
+
+
+def second_person(text: str) -> str:
+    """``text`` (said by someone of themselves, in the first person) as their friend would say it
+    to them: I/me/my/we/our -> you/your, "I was" -> "you were"."""
+
+    def swap(m: re.Match[str]) -> str:
+        w = m.group(0)
+        you = _YOU.get(w.lower())
+        if you is None:
+            return w
+        return you.capitalize() if w[:1].isupper() and w.lower() not in ("i", "i'm", "i've", "i'll", "i'd") else you
+
+    out = _WORD.sub(swap, text)
+    out = re.sub(r"\b(you|You) (am|was|wasn't)\b", lambda m: f"{m.group(1)} {_AGREE[m.group(2)]}", out)
+    return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), out)  # "I" began a sentence
+
+
+def _friend_text(rng: random.Random, text: str, seen: set[str]) -> str | None:
+    """The friend's turn telling ``text`` back to its speaker, new to the conversation (None: none)."""
+    news = second_person(text).strip().rstrip(".!")
+    if not news:
+        return None
+    x = news[0].lower() + news[1:] if news.split()[0].lower() in set(_YOU.values()) else news
+    frames = list(FRIEND_FRAMES)
+    rng.shuffle(frames)
+    for frame in frames:
+        out = frame.replace("{x}", x).replace("{X}", news[0].upper() + news[1:])
+        if _norm(out) not in seen:
+            return out
+    return None
+
+
+def _friend_turns(sessions: list[dict[str, Any]], questions: list[dict[str, Any]], other: dict[str, str],
+                  rng: random.Random) -> None:
+    """Version 3: rewrite evidence turns in place so that about ``FRIEND_SHARE`` of the answerable
+    questions are answered by what the friend said of the person named. A candidate is the one
+    evidence turn the subject said of a single, temporal or preference question (a multi
+    question that shares it follows; a ``dated`` question's turn is left as it is), in the
+    first person and not speaking to the friend ("you")."""
+    turns = {t["id"]: t for s in sessions for t in s["turns"]}
+    answerable = [q for q in questions if q["evidence"]]
+    dated = {e for q in questions if q["kind"] == "dated" for e in q["evidence"]}
+    candidates = sorted({q["evidence"][0] for q in answerable
+                         if q["kind"] in ("single", "temporal", "preference") and len(q["evidence"]) == 1
+                         and q["evidence"][0] not in dated
+                         and turns[q["evidence"][0]]["speaker"] in q["question"]
+                         and not re.search(r"\byou(r|'re|'ve|'ll|'d)?\b", turns[q["evidence"][0]]["text"], re.I)
+                         and re.search(r"\b(i|my|me|we|our|us|i'm|i've)\b", turns[q["evidence"][0]]["text"], re.I)})
+    rng.shuffle(candidates)
+    want = max(1, round(FRIEND_SHARE * len(answerable)))
+    seen = {_norm(t["text"]) for t in turns.values()}
+    done = 0
+    for tid in candidates:
+        if done >= want:
+            break
+        t = turns[tid]
+        said = _friend_text(rng, t["text"], seen)
+        if said is None:
+            continue
+        seen.add(_norm(said))
+        t["speaker"], t["text"] = other[t["speaker"]], said
+        done += sum(tid in q["evidence"] for q in answerable)
+
+
+def dataset(seed: int = SEED, conversations: int = CONVERSATIONS, friend: bool = True) -> dict[str, Any]:
+    """The data set (``friend=False``: without version 3's friend-spoken evidence, for checking
+    that it leaves every other turn as it was)."""
+    convs = [conversation(i, seed, friend) for i in range(conversations)]
     body = json.dumps(convs, sort_keys=True, ensure_ascii=False).encode("utf-8")
     turns = json.dumps([[c["id"], c["sessions"]] for c in convs], sort_keys=True, ensure_ascii=False).encode("utf-8")
     return {"generator": "mem bench/convo", "version": VERSION, "seed": seed,

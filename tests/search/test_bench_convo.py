@@ -77,17 +77,68 @@ def test_questions_carry_their_evidence(data: dict[str, Any]) -> None:
                 assert turns[q["evidence"][0]][1]["speaker"] in q["question"], q
 
 
-def test_dated_questions_leave_the_turns_and_other_questions_as_they_were(data: dict[str, Any]) -> None:
-    """Version 2 added the ``dated`` questions from a generator of their own: the turns (and so
-    the cached stores, keyed by ``turns_digest``) and every other question are version 1's."""
-    assert data["version"] == "2" and data["turns_digest"] == "44e20ebd4e0c2701"
-    v1 = [{**c, "questions": [q for q in c["questions"] if q["kind"] != "dated"]} for c in data["conversations"]]
+def test_dated_questions_leave_the_turns_and_other_questions_as_they_were() -> None:
+    """Version 2 added the ``dated`` questions from a generator of their own: without version 3's
+    friend-spoken turns, the turns (and so the cached stores, keyed by ``turns_digest``) and every
+    other question are version 1's."""
+    v2 = generate.dataset(friend=False)
+    assert v2["turns_digest"] == "44e20ebd4e0c2701"
+    v1 = [{**c, "questions": [q for q in c["questions"] if q["kind"] != "dated"]} for c in v2["conversations"]]
     body = json.dumps(v1, sort_keys=True, ensure_ascii=False).encode("utf-8")
     import hashlib
 
     assert hashlib.sha256(body).hexdigest()[:16] == "bb689645d6afb985"  # version 1's digest
-    assert 30 <= sum(q["kind"] == "dated" for c in data["conversations"] if c["split"] == "dev"
+    assert 30 <= sum(q["kind"] == "dated" for c in v2["conversations"] if c["split"] == "dev"
                      for q in c["questions"]) <= 40
+
+
+def _friend_spoken(conv: dict[str, Any], q: dict[str, Any]) -> bool:
+    speaker = {t["id"]: t["speaker"] for s in conv["sessions"] for t in s["turns"]}
+    return any(speaker[e] not in q["question"] for e in q["evidence"])
+
+
+def test_friend_spoken_evidence_on_both_halves(data: dict[str, Any]) -> None:
+    """Version 3: about a tenth of each half's answerable questions are answered by a turn the
+    friend said of the person the question names; that turn is the subject's turn of version 2,
+    in the second person, in the friend's frame, with the same id; every other turn and every
+    question is version 2's."""
+    assert data["version"] == "3" and data["turns_digest"] != "44e20ebd4e0c2701"
+    v2 = generate.dataset(friend=False)
+    assert [c["questions"] for c in v2["conversations"]] == [c["questions"] for c in data["conversations"]]
+    frames = [re.escape(f).replace(re.escape("{x}"), "(.+)").replace(re.escape("{X}"), "(.+)")
+              for f in generate.FRIEND_FRAMES]
+    for split in generate.SPLITS:
+        convs = [(c, o) for c, o in zip(data["conversations"], v2["conversations"], strict=True) if c["split"] == split]
+        answerable = [(c, q) for c, _o in convs for q in c["questions"] if q["evidence"]]
+        by_friend = [(c, q) for c, q in answerable if _friend_spoken(c, q)]
+        before = [(o, q) for _c, o in convs for q in o["questions"] if q["evidence"] and _friend_spoken(o, q)]
+        assert 0.08 <= (len(by_friend) - len(before)) / len(answerable) <= 0.13, (split, len(by_friend), len(answerable))
+        kinds = {q["kind"] for _c, q in by_friend}
+        assert {"single", "temporal", "preference"} <= kinds and "dated" not in kinds
+    for c, o in zip(data["conversations"], v2["conversations"], strict=True):
+        new = {t["id"]: t for s in c["sessions"] for t in s["turns"]}
+        old = {t["id"]: t for s in o["sessions"] for t in s["turns"]}
+        assert new.keys() == old.keys()
+        changed = [tid for tid in new if new[tid] != old[tid]]
+        assert changed, c["id"]
+        a, b = c["speakers"]
+        for tid in changed:
+            assert {new[tid]["speaker"], old[tid]["speaker"]} == {a, b}  # the friend says it now
+            told = generate.second_person(old[tid]["text"]).rstrip(".!").lower()
+            m = next(m for f in frames if (m := re.fullmatch(f, new[tid]["text"])))
+            assert m.group(1).lower() == told, (old[tid]["text"], new[tid]["text"])
+            assert any(tid in q["evidence"] for q in c["questions"])
+
+
+def test_second_person() -> None:
+    say = generate.second_person
+    assert say("I passed my driving test yesterday!") == "You passed your driving test yesterday!"
+    assert say("We named her Rufus. I'm hooked, we've got our flat, ours!") == (
+        "You named her Rufus. You're hooked, you've got your flat, yours!")
+    assert say("I was there. I am tired") == "You were there. You are tired"
+    assert say("Rafael, my cousin, had the baby at 4am") == "Rafael, your cousin, had the baby at 4am"
+    # nothing first-person: unchanged (no word inside another is touched: "Miso", "image", "4am")
+    assert say("Miso is an image of calm at 4am.") == "Miso is an image of calm at 4am."
 
 
 def test_one_record_per_turn(data: dict[str, Any]) -> None:
