@@ -7,7 +7,12 @@ index's term statistics. For every dev question it runs the hybrid search with `
 reranker's MaxSim for the best hits, then fits by logistic regression (Newton's method, numpy):
 
 1. the convex evidence's vector weight (grid, best recall@10) and stage 1's calibration;
-2. stage 2, on the best ``SPEAKER_TOP`` of questions that name a speaker of those hits;
+2. stage 2, on the best ``SPEAKER_TOP`` of questions that name a speaker of those hits, in two
+   forms of its speaker term (``named``: the hit's speaker is the one named; ``named+addressed``:
+   also another speaker's turn that speaks to someone, ``relevance.spoken_to``), keeping the one
+   with the best dev recall@10 (``--form`` forces one), beside the constants of before
+   (``convo_run.BEFORE``) and as shipped, with each form's recall on the questions whose
+   evidence the person named said and on those the friend said;
 3. stage 3 (reranking), with the stage before's log-odds as a fixed offset, on the best
    ``RERANK_TOP``;
 
@@ -92,6 +97,7 @@ def collect(provider: str, log: Any = print, *, full_store: bool = False, maxsim
         turn_of = {r.id: str(r.source["original_id"]) for r in store.iter_records()}
         prep = convo_run.Prepared(root / "store", provider, data, turn_of, None)
     rr = load_reranker() if maxsim else None
+    said_by = {t["id"]: t["speaker"] for c in data["conversations"] for ss in c["sessions"] for t in ss["turns"]}
     rows = []
     t0 = time.perf_counter()
     with Searcher(store, long_lived=True) as s:
@@ -118,8 +124,10 @@ def collect(provider: str, log: Any = print, *, full_store: bool = False, maxsim
                 feats.append((cos, ex.get("coverage") or 0.0,
                               R.name_match(reading, speaker), ms[i] if i < len(ms) else 0.0,
                               float(ex.get("prior", 1.0)), prep.turn_of[h.id] in q.relevant,
-                              R.time_match(reading, h.content), speaker))
+                              R.time_match(reading, h.content), speaker, h.content))
             rows.append({"q": q, "feats": feats, "asks_when": reading.asks_when, "names_date": bool(reading.dates),
+                         # the evidence is (partly) said by someone the question does not name
+                         "by_friend": any(said_by[t].lower() not in reading.names for t in q.relevant),
                          "dated": np.array([R.date_match(reading, h.record.valid_from) for h in hits]),
                          "named_pool": reading.names & {f[7] for f in feats[:R.SPEAKER_TOP]}})
     log(f"searched {len(rows)} dev questions in {time.perf_counter() - t0:.0f} s")
@@ -143,7 +151,7 @@ def logfit(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, l2: f
 
 
 def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8),
-        stage1_only: bool = False) -> None:
+        stage1_only: bool = False, forced_form: str | None = None) -> None:
     arrs, dated_arrs = [], []
     for r in rows:
         f = np.array([x[:7] for x in r["feats"]], dtype=float).reshape(-1, 7)
@@ -152,10 +160,16 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
         (dated_arrs if r.get("names_date") else arrs).append((r, f))
 
     def metrics(z_of: Any, floor: float | None = None, kind: str | None = None,
-                pool: list[tuple[Any, np.ndarray]] | None = None) -> tuple[float, float, float, float]:
+                pool: list[tuple[Any, np.ndarray]] | None = None,
+                friend: bool | None = None) -> tuple[float, float, float, float]:
+        """R@5, R@10, MRR (answerable) and the share of unanswerable questions left empty;
+        ``friend``: only the questions whose evidence the person named did (False) or did not
+        (True) say all of."""
         r5, r10, mrr, empty = [], [], [], []
         for r, f in arrs if pool is None else pool:
             if kind is not None and r["q"].kind != kind:
+                continue
+            if friend is not None and (not r["q"].relevant or bool(r.get("by_friend")) != friend):
                 continue
             if len(f):
                 s = f[:, 4] / (1 + np.exp(-z_of(r, f)))
@@ -211,28 +225,57 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
     def named(r: Any, f: np.ndarray) -> np.ndarray:  # the speaker counts when it is named in the pool
         return f[:, 2] if r["named_pool"] else np.zeros(len(f))
 
-    def stages(use_time: bool, rerank_top: int) -> tuple[Any, Any, np.ndarray, np.ndarray]:
-        """Stage 2 (with or without the "when" evidence) and stage 3 over the best ``rerank_top``."""
+    def addressed(r: Any, f: np.ndarray) -> np.ndarray:
+        """Another speaker's turn that speaks to someone ("you"), in a question that names a
+        speaker of the pool: in a chat of two, the named person is who it speaks to."""
+        if not r["named_pool"]:
+            return np.zeros(len(f))
+        return np.array([R.spoken_to(x[7], x[2], x[8]) for x in r["feats"]])
+
+    # stage 2's columns: z1, named, named * b, says when, [another speaker's turn to them], bias
+    FORMS = {"named": False, "named+addressed": True}
+
+    def stages(use_time: bool, rerank_top: int, form: str = "named",
+               c2_fixed: np.ndarray | None = None, z1_of: Any = None,
+               c3_fixed: np.ndarray | None = None) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+        """Stage 2 (with or without the "when" evidence; ``form``: its speaker terms; ``c2_fixed``:
+        coefficients given, not fitted; ``z1_of``: another stage 1) and stage 3 over the best
+        ``rerank_top``."""
+        zf1 = z1_of or z1
+        with_addr = FORMS[form]
 
         def staged(r: Any) -> bool:  # stage 2 applies: the query names a speaker of the pool, or asks when
             return bool(r["named_pool"]) or bool(r["asks_when"] and use_time)
 
-        xs, ys = [], []
-        for r, f in arrs:  # stage 2 is fitted on the best SPEAKER_TOP, the hits it reads
-            if len(f) and staged(r):
-                t = top(z1(r, f), f, R.SPEAKER_TOP)
-                cols = [z1(r, f)[t], named(r, f)[t], named(r, f)[t] * base(f)[t]]
-                xs.append(np.column_stack([*cols, f[t, 6]] if use_time else cols))
-                ys.append(f[t, 5])
-        c2 = logfit(np.vstack(xs), np.concatenate(ys))
-        if not use_time:
-            c2 = np.array([c2[0], c2[1], c2[2], 0.0, c2[3]])
+        def cols(r: Any, f: np.ndarray, t: Any) -> list[np.ndarray]:
+            n = named(r, f)[t]
+            out = [zf1(r, f)[t], n, n * base(f)[t]]
+            if use_time:
+                out.append(f[t, 6])
+            if with_addr:
+                out.append(addressed(r, f)[t])
+            return out
+
+        if c2_fixed is None:
+            xs, ys = [], []
+            for r, f in arrs:  # stage 2 is fitted on the best SPEAKER_TOP, the hits it reads
+                if len(f) and staged(r):
+                    t = top(zf1(r, f), f, R.SPEAKER_TOP)
+                    xs.append(np.column_stack(cols(r, f, t)))
+                    ys.append(f[t, 5])
+            w2 = logfit(np.vstack(xs), np.concatenate(ys))
+            it = iter(w2)
+            c2 = np.array([next(it), next(it), next(it), next(it) if use_time else 0.0,
+                           next(it) if with_addr else 0.0, next(it)])
+        else:
+            c2 = c2_fixed
 
         def z2(r: Any, f: np.ndarray) -> np.ndarray:
-            z = z1(r, f)
+            z = zf1(r, f)
             if staged(r):
                 n = named(r, f)
-                z = c2[0] * z + c2[1] * n + c2[2] * n * base(f) + c2[3] * f[:, 6] + c2[4]
+                z = (c2[0] * z + c2[1] * n + c2[2] * n * base(f) + c2[3] * f[:, 6] + c2[4] * addressed(r, f)
+                     + c2[5])
             return z
 
         xs, ys, offs = [], [], []
@@ -245,7 +288,7 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
             xs.append(np.column_stack([m, f[t, 2] * m]))
             ys.append(f[t, 5])
             offs.append(z[t])
-        c3 = logfit(np.vstack(xs), np.concatenate(ys), offset=np.concatenate(offs))
+        c3 = logfit(np.vstack(xs), np.concatenate(ys), offset=np.concatenate(offs)) if c3_fixed is None else c3_fixed
 
         def z3(r: Any, f: np.ndarray) -> np.ndarray:
             z = z2(r, f).copy()
@@ -256,28 +299,60 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
 
         return z2, z3, c2, c3
 
-    z2, z3, c2, c3 = stages(True, R.RERANK_TOP)
-    print(f"VECTOR_WEIGHT = {w}")
-    print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
-    print(f"S_Z1, S_NAMED, S_NAMED_B, S_TIME, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, {c2[2]:.3f}, {c2[3]:.3f}, "
-          f"{c2[4]:.3f}")
-    print(f"R_MAXSIM, R_NAMED_M, R_BIAS = {c3[0]:.3f}, {c3[1]:.3f}, {c3[2]:.3f}  (R_Z = 1, an offset; "
-          f"RERANK_TOP = {R.RERANK_TOP})")
     kinds = sorted({r["q"].kind for r, _f in arrs if r["q"].relevant})
-    z2n, _z3n, c2n, _c3n = stages(False, R.RERANK_TOP)
-    print(f"(without the when evidence: S_Z1, S_NAMED, S_NAMED_B, S_BIAS = {c2n[0]:.3f}, {c2n[1]:.3f}, "
-          f"{c2n[2]:.3f}, {c2n[4]:.3f})")
-    print("\n| stage (dev) | R@5 | R@10 | MRR | " + " | ".join(f"{k} R@10 / MRR" for k in kinds) + " |")
-    print("|---|---|---|---|" + "---|" * len(kinds))
-    ranked = [("1: calibrated convex", z1), ("2: + speaker", z2n), ("2: + speaker + when (the default)", z2),
-              (f"3: + reranker, top {R.RERANK_TOP}", z3)]
-    for n in (n for n in (10, 20, 30) if n != R.RERANK_TOP):
-        ranked.append((f"3: + reranker, top {n}", stages(True, n)[1]))
-    for name, zf in ranked:
+    n_friend = sum(1 for r, _f in arrs if r["q"].relevant and r.get("by_friend"))
+    n_named = sum(1 for r, _f in arrs if r["q"].relevant and not r.get("by_friend"))
+
+    def row(name: str, zf: Any) -> str:
         m = metrics(zf)
         per = [metrics(zf, kind=k) for k in kinds]
-        print(f"| {name} | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} | " + " | ".join(f"{p[1]:.3f} / {p[2]:.3f}" for p in per)
-              + " |")
+        fr, nm = metrics(zf, friend=True), metrics(zf, friend=False)
+        return (f"| {name} | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} | " + " | ".join(f"{p[1]:.3f} / {p[2]:.3f}" for p in per)
+                + f" | {nm[1]:.3f} / {nm[2]:.3f} | {fr[1]:.3f} / {fr[2]:.3f} |")
+
+    head = ("| stage (dev) | R@5 | R@10 | MRR | " + " | ".join(f"{k} R@10 / MRR" for k in kinds)
+            + f" | evidence said by the person named ({n_named}) R@10 / MRR"
+            + f" | evidence said by the friend ({n_friend}) R@10 / MRR |\n|---|---|---|---|" + "---|" * (len(kinds) + 2))
+
+    # the forms of stage 2's speaker term, each fitted on the same rows: chosen by dev R@10, then MRR
+    shipped_c1 = R.CALIBRATION.get(R.CALIBRATED_FOR, (R.SCALE, R.BIAS))
+    shipped = stages(True, R.RERANK_TOP, "named",
+                     c2_fixed=np.array([R.S_Z1, R.S_NAMED, R.S_NAMED_B, R.S_TIME, R.S_ADDRESSED, R.S_BIAS]),
+                     c3_fixed=np.array([R.R_MAXSIM, R.R_NAMED_M, R.R_BIAS]),
+                     z1_of=lambda r, f: shipped_c1[0] * base(f) + shipped_c1[1])
+    B = convo_run.BEFORE
+    before = stages(True, R.RERANK_TOP, "named",
+                    c2_fixed=np.array([B["S_Z1"], B["S_NAMED"], B["S_NAMED_B"], B["S_TIME"], 0.0, B["S_BIAS"]]),
+                    c3_fixed=np.array([B["R_MAXSIM"], B["R_NAMED_M"], B["R_BIAS"]]),
+                    z1_of=lambda r, f: B["SCALE"] * base(f) + B["BIAS"])
+    fitted = {form: stages(True, R.RERANK_TOP, form) for form in FORMS}
+    print("\nstage 2's speaker term, its forms (dev; stage 1 as fitted above, except \"as shipped\"):\n")
+    print(head)
+    print(row("before (convo_run.BEFORE: fitted on version 2)", before[0]))
+    print(row(f"as shipped (stage 1 {shipped_c1[0]:.3f}, {shipped_c1[1]:.3f}; S_NAMED {R.S_NAMED})", shipped[0]))
+    for form, (zf, _z3f, c2f, _c3f) in fitted.items():
+        print(row(f"refit, {form}: " + ", ".join(f"{x:.3f}" for x in c2f), zf))
+    choice = max(FORMS, key=lambda fm: (round(metrics(fitted[fm][0])[1], 9), round(metrics(fitted[fm][0])[2], 9)))
+    if forced_form is not None:
+        choice = forced_form
+    z2, z3, c2, c3 = fitted[choice]
+    print(f"\nstage 2's form: {choice}")
+    print(f"VECTOR_WEIGHT = {w}")
+    print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
+    print(f"S_Z1, S_NAMED, S_NAMED_B, S_TIME, S_ADDRESSED, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, {c2[2]:.3f}, "
+          f"{c2[3]:.3f}, {c2[4]:.3f}, {c2[5]:.3f}")
+    print(f"R_MAXSIM, R_NAMED_M, R_BIAS = {c3[0]:.3f}, {c3[1]:.3f}, {c3[2]:.3f}  (R_Z = 1, an offset; "
+          f"RERANK_TOP = {R.RERANK_TOP})")
+    z2n, _z3n, c2n, _c3n = stages(False, R.RERANK_TOP, choice)
+    print(f"(without the when evidence: S_Z1, S_NAMED, S_NAMED_B, S_ADDRESSED, S_BIAS = {c2n[0]:.3f}, {c2n[1]:.3f}, "
+          f"{c2n[2]:.3f}, {c2n[4]:.3f}, {c2n[5]:.3f})")
+    print("\n" + head)
+    ranked = [("1: calibrated convex", z1), ("2: + speaker", z2n), ("2: + speaker + when (the default)", z2),
+              (f"3: + reranker, top {R.RERANK_TOP}", z3),
+              (f"3 as shipped: + reranker, top {R.RERANK_TOP}", shipped[1]),
+              (f"3 before: + reranker, top {R.RERANK_TOP}", before[1])]
+    for name, zf in ranked:
+        print(row(name, zf))
     dated_rows = [(r, f) for r, f in dated_arrs if len(f)]
     if dated_rows:
         # stage 2's date term, chosen on the questions that name a date (every candidate of
@@ -317,6 +392,8 @@ def main() -> int:
                     "next time (only the fit is run again)")
     ap.add_argument("--stage1", action="store_true", help="fit stage 1 alone (the calibration of an embedder: "
                     "relevance.CALIBRATION; no reranker is run)")
+    ap.add_argument("--form", choices=["named", "named+addressed"], help="stage 2's speaker term: this form "
+                    "instead of the one with the best dev R@10")
     ap.add_argument("--full-store", action="store_true", help="search convo_run.py's store of both halves "
                     "(dev questions only) instead of building a dev-only store")
     a = ap.parse_args()
@@ -329,7 +406,7 @@ def main() -> int:
         if a.rows is not None:
             with open(a.rows, "wb") as f:
                 pickle.dump(rows, f)
-    fit(rows, stage1_only=a.stage1)
+    fit(rows, stage1_only=a.stage1, forced_form=a.form)
     return 0
 
 

@@ -24,18 +24,23 @@ From Python (e.g. a fusion-weight sweep)::
 Command line::
 
     MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_run.py --embedder minilm [--min-score 0.3]
+
+``--before`` runs every mode a second time in the same process with the constants of before the
+version-3 refit (``BEFORE``) and adds R@5 / R@10 / MRR by who said the evidence (the person the
+question names, or the friend).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -280,6 +285,99 @@ def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes:
     return out
 
 
+#: The constants of mem.format.search.relevance before stage 2 was refitted on generator version
+#: 3 (the search of c083a81: stage 2 fitted on version 2, whose evidence the person named said in
+#: 625 of 633 dev turns): ``--before`` runs every mode with them too, in the same process, as
+#: ``<mode> (before)``.
+BEFORE: dict[str, Any] = {"S_Z1": 2.003, "S_NAMED": 9.433, "S_NAMED_B": 2.442, "S_TIME": 1.421, "S_BIAS": -4.751,
+                          "R_MAXSIM": 8.460, "R_NAMED_M": -0.878, "R_BIAS": 1.636, "SCALE": 12.095, "BIAS": -5.848}
+
+
+@contextlib.contextmanager
+def constants(values: Mapping[str, Any]) -> Iterator[None]:
+    """mem.format.search.relevance with ``values`` for its constants while in the block (minilm's
+    stage-1 calibration follows ``SCALE``/``BIAS``; a constant this mem does not have is skipped)."""
+    from mem.format.search import relevance
+
+    names = [k for k in values if hasattr(relevance, k)]
+    saved = {k: getattr(relevance, k) for k in names}
+    saved_cal = dict(relevance.CALIBRATION)
+    for k in names:
+        setattr(relevance, k, values[k])
+    for extra in ("S_ADDRESSED",):
+        if hasattr(relevance, extra) and extra not in values:
+            saved[extra] = getattr(relevance, extra)
+            setattr(relevance, extra, 0.0)  # a term the constants before did not have
+    if "SCALE" in values:
+        relevance.CALIBRATION["minilm"] = (values["SCALE"], values["BIAS"])
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(relevance, k, v)
+        relevance.CALIBRATION.clear()
+        relevance.CALIBRATION.update(saved_cal)
+
+
+def with_before(prep: Prepared, splits: Sequence[str], **kwargs: Any) -> dict[str, Any]:
+    """:func:`_measure` with the constants of now and, in the same process, with ``BEFORE``'s
+    (each mode also as ``<mode> (before)``; BM25 once)."""
+    now = _measure(prep, splits, **kwargs)
+    with constants(BEFORE):
+        then = _measure(prep, splits, **kwargs)
+    for split in splits:
+        for mode, r in then[split]["modes"].items():
+            if mode != "bm25":
+                now[split]["modes"][f"{mode} (before)"] = r
+        for mode, hits in then[split].get("hits", {}).items():
+            now[split]["hits"][f"{mode} (before)"] = hits
+    now["setup"]["before"] = BEFORE
+    return now
+
+
+def said_by_friend(data: dict[str, Any]) -> dict[str, bool]:
+    """Per answerable question: whether some evidence turn is said by someone the question does
+    not name (the friend of the person it asks about)."""
+    from mem.format.search.relevance import read_query
+
+    out = {}
+    for c in data["conversations"]:
+        speaker = {t["id"]: t["speaker"].lower() for s in c["sessions"] for t in s["turns"]}
+        for q in c["questions"]:
+            if q["evidence"]:
+                names = read_query(q["question"]).names
+                out[q["id"]] = any(speaker[e] not in names for e in q["evidence"])
+    return out
+
+
+def slice_table(prep: Prepared, m: dict[str, Any], split: str) -> str:
+    """R@5 / R@10 / MRR per mode (read off ``keep_hits``) on the answerable questions whose
+    evidence the person named said, and on those some of whose evidence the friend said."""
+    friend = said_by_friend(prep.data)
+    questions = {q["id"]: q for c in prep.data["conversations"] for q in c["questions"]}
+    hits = m[split]["hits"]
+    lines = ["| mode | said by the person named: R@5 / R@10 / MRR (n) | said by the friend: R@5 / R@10 / MRR (n) |",
+             "|---|---|---|"]
+    for mode, per_q in hits.items():
+        cells = []
+        for by_friend in (False, True):
+            r5, r10, mrr = [], [], []
+            for qid, hs in per_q.items():
+                q = questions[qid]
+                if not q["evidence"] or friend[qid] != by_friend:
+                    continue
+                ev = set(q["evidence"])
+                ids = [t for t, _sc in hs]
+                r5.append(len(ev & set(ids[:5])) / len(ev))
+                r10.append(len(ev & set(ids[:10])) / len(ev))
+                first = next((i for i, t in enumerate(ids[:10], 1) if t in ev), None)
+                mrr.append(1 / first if first else 0.0)
+            n = len(r10)
+            cells.append(f"{sum(r5) / n:.3f} / {sum(r10) / n:.3f} / {sum(mrr) / n:.3f} ({n})" if n else "–")
+        lines.append(f"| {mode} | {cells[0]} | {cells[1]} |")
+    return "\n".join(lines)
+
+
 def _bm25_ranker(prep: Prepared, depth: int) -> Callable[[Query], list[str]]:
     """Plain BM25 over each conversation's turns (the reference), an index per scope."""
     by_scope: dict[str, BM25] = {}
@@ -373,6 +471,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speaker-in-text", nargs="?", const="source", choices=("source", "text"),
                     help="each turn's text written 'Name: text' (its own store); 'text': without the "
                          "speaker in the source")
+    ap.add_argument("--before", action="store_true", help="run every mode with relevance's constants of before "
+                    "the version-3 refit too (BEFORE), and print R@k per slice: evidence said by the person named "
+                    "or by the friend")
     args = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -382,8 +483,13 @@ def main(argv: list[str] | None = None) -> int:
     floor = (default_floor() if args.min_score == "default" else
              None if args.min_score == "none" else float(args.min_score))
     sweep = [float(x) for x in args.sweep.split(",") if x.strip()]
-    m = run(args.embedder, heldout=not args.dev_only, min_score=floor, seed=args.seed, prepared=prep,
-            modes=args.modes.split(",") if args.modes else None, sweep=sweep, keep_hits=args.dump is not None)
+    modes = args.modes.split(",") if args.modes else None
+    if args.before:
+        m = with_before(prep, SPLITS if not args.dev_only else ("dev",), ks=DEFAULT_KS, modes=modes, min_score=floor,
+                        search_kwargs=None, sweep=sweep, keep_hits=True)
+    else:
+        m = run(args.embedder, heldout=not args.dev_only, min_score=floor, seed=args.seed, prepared=prep,
+                modes=modes, sweep=sweep, keep_hits=args.dump is not None)
     if args.dump is not None:
         _dump(prep, m, args.dump)
     if args.json:
@@ -396,6 +502,11 @@ def main(argv: list[str] | None = None) -> int:
             if split in m:
                 print(f"{split}: {m[split]['questions']} questions, {m[split]['seconds']} s")
         print(tables(m))
+        if args.before:
+            for split in SPLITS:
+                if split in m:
+                    print(f"\nBy who said the evidence ({split}):\n")
+                    print(slice_table(prep, m, split))
     return 0
 
 

@@ -74,8 +74,13 @@ def prepare(provider: str = "minilm", *, fresh: bool = False, conversations: int
 
 
 def measure(prep: convo_run.Prepared, *, modes: list[str] | None = None, floor: float | None = None,
-            keep_hits: bool = False, ks: tuple[int, ...] = DEFAULT_KS, sweep: tuple[float, ...] = ()) -> dict[str, Any]:
-    """bench/convo's measuring over this set's one split (``sweep``: floors read off the scores)."""
+            keep_hits: bool = False, ks: tuple[int, ...] = DEFAULT_KS, sweep: tuple[float, ...] = (),
+            before: bool = False) -> dict[str, Any]:
+    """bench/convo's measuring over this set's one split (``sweep``: floors read off the scores;
+    ``before``: every mode with relevance's constants of before too, ``convo_run.with_before``)."""
+    if before:
+        return convo_run.with_before(prep, SPLITS, ks=ks, modes=modes, min_score=floor, search_kwargs=None,
+                                     keep_hits=True, sweep=sweep)
     return convo_run._measure(prep, SPLITS, ks=ks, modes=modes, min_score=floor, search_kwargs=None,
                               keep_hits=keep_hits, sweep=sweep)
 
@@ -387,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a variant: each turn's text is 'Name: text' (its own store; BM25 reads the same "
                          "text); 'text': without the speaker in the source")
     ap.add_argument("--k-prefix", action="store_true", help="does the top 10 change when more hits are asked for?")
+    ap.add_argument("--before", action="store_true", help="every mode with relevance's constants of before the "
+                    "version-3 refit too (bench/convo's BEFORE), and R@k by who said the evidence")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 
@@ -418,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
              None if args.min_score == "none" else float(args.min_score))
     m = measure(prep, modes=args.modes.split(",") if args.modes else None, floor=floor,
                 keep_hits=args.dump is not None, ks=tuple(int(x) for x in args.ks.split(",")),
-                sweep=tuple(float(x) for x in args.sweep.split(",") if x.strip()))
+                sweep=tuple(float(x) for x in args.sweep.split(",") if x.strip()), before=args.before)
     if args.dump is not None:
         convo_run._dump(prep, m, args.dump)
     if args.json:
@@ -430,6 +437,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{part['questions']} questions in {part['seconds']} s")
     print(convo_run.tables(m).replace(f"**{gen.SPLIT}**", "**convo2 (test set)**")
           .replace(f"Per kind ({gen.SPLIT})", "Per kind (convo2)"))
+    if args.before:
+        print("\nBy who said the evidence (convo2):\n")
+        print(convo_run.slice_table(prep, m, gen.SPLIT))
     return 0
 
 

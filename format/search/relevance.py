@@ -13,14 +13,20 @@ development half of the conversational benchmark, never on its held-out half:
    their own, so each is fitted on its own; ``convo_fit.py --stage1 --embedder X`` prints them);
 2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
    ``speaker_of``, an imported turn's ``source.speaker``), asks "when" or names a date, each hit:
-   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_DATE · dated
-   + S_BIAS``,
+   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_ADDRESSED · addressed
+   + S_TIME · timed + S_DATE · dated + S_BIAS``,
    ``named`` = 1 when the record's speaker is named (a question about what Sofia said is answered
-   by a turn Sofia spoke, whose text says "I", not "Sofia"), ``timed`` = 1 when the query asks
-   "when" or names a date and the record says when (``has_time``: "yesterday", "last Saturday", a date),
-   ``dated`` = 1 when the record's ``valid_from`` falls on a date the query names or in the
-   ``DATE_AFTER_DAYS`` after it (``date_match``; such a query also draws candidates by time: the
-   search's time-drawn arm, ``date_windows``);
+   by a turn Sofia spoke, whose text says "I", not "Sofia"), ``addressed`` = 1 when it is not but
+   the record has a speaker and speaks to someone ("you", "your": ``spoken_to``; in a chat of two,
+   the other speaker's turn to the person named: "congratulations on your new job"), both only
+   when the query names a speaker of the best hits; the named person's own turns get a shift
+   that grows with their content's evidence ``b`` and the other speaker's turns to them a
+   smaller fixed one, so a turn the friend said can outrank the named person's small talk;
+   ``timed`` = 1 when the query asks "when" or names a date and the record says when
+   (``has_time``: "yesterday", "last Saturday", a date), ``dated`` = 1 when the record's
+   ``valid_from`` falls on a date the query names or in the ``DATE_AFTER_DAYS`` after it
+   (``date_match``; such a query also draws candidates by time: the search's time-drawn arm,
+   ``date_windows``);
 3. with reranking (``[search] rerank``, ``--rerank``), the best ``RERANK_TOP``:
    ``zr = R_Z · z + R_MAXSIM · m + R_NAMED_M · named · m + R_BIAS``, ``m`` = the reranker's
    MaxSim (:mod:`mem.format.search.rerank`) minus 0.5.
@@ -52,9 +58,11 @@ from typing import Any
 from mem.format.rules.embedtext import source_speaker
 
 #: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring), with
-#: minilm's cosines; the later stages read ``z1`` on this scale (``base_of``).
-SCALE = 12.095
-BIAS = -5.848
+#: minilm's cosines (its int8 graph, the default space of a new vector index; the float graph's
+#: store is read with the same constants); the later stages read ``z1`` on this scale
+#: (``base_of``). ``convo_fit.py --full-store`` (bench/README.md, "Friend-spoken evidence").
+SCALE = 12.675
+BIAS = -5.990
 #: Stage 1's (SCALE, BIAS) per embedder (``EmbeddingSpace.provider``), each fitted on the
 #: development half with that embedder's cosines at ``VECTOR_WEIGHT`` (``bench/convo/convo_fit.py
 #: --stage1 --full-store --embedder X``; bench/README.md, "A calibration per embedder"). An
@@ -71,13 +79,16 @@ VECTOR_WEIGHT = 0.6
 #: query names someone, asks "when" or names a date; ``[search] rerank_top`` when reranking, if
 #: more), whatever k is; a larger k gets the rest in stage 1's order after it (``pool_size``).
 POOL_MIN = 10
-#: Stage 2: how many of the best hits are read for their speaker, and its coefficients.
+#: Stage 2: how many of the best hits are read for their speaker, and its coefficients
+#: (``MEM_EMBEDDER=minilm bench/convo/convo_fit.py --full-store`` on generator version 3's dev
+#: half, where a tenth of the answers are said by the friend of the person named).
 SPEAKER_TOP = 30
-S_Z1 = 2.003
-S_NAMED = 9.433
-S_NAMED_B = 2.442
-S_TIME = 1.421
-S_BIAS = -4.751
+S_Z1 = 0.616
+S_NAMED = 4.439
+S_NAMED_B = 17.660
+S_ADDRESSED = 5.776
+S_TIME = 1.499
+S_BIAS = -7.727
 #: Stage 2, a query that names a date: the weight of a record valid from a time in the date's
 #: window (``date_match``; the best dev recall@10 of a grid, the other coefficients fixed:
 #: ``convo_fit.py``), and how many days after the named date a record may tell of it (a turn
@@ -89,9 +100,9 @@ DATE_AFTER_DAYS = 8
 RERANK_TOP = 20
 R_Z = 1.0  # fixed: the reranker adds its evidence to the stage before's log-odds (fitted freely,
 #            the weight came out negative, which ranks what the stage before judged worst first)
-R_MAXSIM = 8.460
-R_NAMED_M = -0.878
-R_BIAS = 1.636
+R_MAXSIM = 5.743
+R_NAMED_M = -1.220
+R_BIAS = 0.855
 MAXSIM_CENTER = 0.5
 #: The embedder whose cosines stages 2 and 3 were fitted with (stage 1 has a calibration per
 #: embedder, ``CALIBRATION``; MCP ``recall`` applies its default floor with each of them).
@@ -141,12 +152,12 @@ def base_of(z1: float) -> float:
     return (z1 - BIAS) / SCALE
 
 
-def speaker_z(z1: float, named: float, timed: float = 0.0, dated: float = 0.0) -> float:
+def speaker_z(z1: float, named: float, timed: float = 0.0, dated: float = 0.0, addressed: float = 0.0) -> float:
     """Stage 2's log-odds of a hit in a query that names a speaker of the best hits (``named``:
-    ``name_match``), asks when (``timed``: ``time_match``) or names a date (``dated``:
-    ``date_match``)."""
-    return (S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_TIME * timed + S_DATE * dated
-            + S_BIAS)
+    ``name_match``; ``addressed``: ``spoken_to``), asks when (``timed``: ``time_match``) or names
+    a date (``dated``: ``date_match``)."""
+    return (S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_ADDRESSED * addressed
+            + S_TIME * timed + S_DATE * dated + S_BIAS)
 
 
 def rerank_z(z: float, maxsim: float, named: float) -> float:
@@ -284,6 +295,20 @@ def name_match(reading: QueryReading, speaker: str | None) -> float:
     return 1.0 if speaker is not None and speaker in reading.names else 0.0
 
 
+#: Words by which a turn speaks to someone (English).
+_YOU_WORDS = frozenset(["you", "your", "yours", "yourself", "yourselves", "you're", "you've", "you'll", "you'd"])
+
+
+def spoken_to(speaker: str | None, named: float, text: str) -> float:
+    """1.0 when a record someone said (``speaker``) who is not the one the query names
+    (``named`` = 0, ``name_match``) speaks to someone ("you", "your", "you're"): in a chat of two,
+    the other speaker's turn to the person named, which may tell what they did ("congratulations
+    on your new job"); else 0.0."""
+    if speaker is None or named:
+        return 0.0
+    return 1.0 if any(w.lower() in _YOU_WORDS for w in _words(text)) else 0.0
+
+
 def time_match(reading: QueryReading, text: str) -> float:
     """For a question that asks "when" or names a date: 1.0 when the record's ``text`` says when
     (``has_time``); 0.0 for any other query. The turn that answers "when did ..." says when,
@@ -335,4 +360,5 @@ __all__ = [
     "sigmoid",
     "speaker_of",
     "speaker_z",
+    "spoken_to",
 ]

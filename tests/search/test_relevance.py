@@ -25,6 +25,7 @@ from mem.format.search.relevance import (
     sigmoid,
     speaker_of,
     speaker_z,
+    spoken_to,
     time_match,
 )
 from mem.format.store.store import Store
@@ -330,9 +331,89 @@ def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pyt
     top = res.hits[0]
     assert top.id == answer and top.explain is not None
     sp, rr = top.explain["speaker"], top.explain["rerank"]
-    assert sp == {"speaker": "caroline", "named": 1.0, "says_when": 1.0, "date_named": 1.0,
+    assert sp == {"speaker": "caroline", "named": 1.0, "addressed": 0.0, "says_when": 1.0, "date_named": 1.0,
                   "first_relevance": sp["first_relevance"]}
     assert rr["date_named"] == 1.0 and rr["maxsim"] > 0.5
     assert top.explain["relevance"] > sp["first_relevance"]
     # negative: the other speaker's turns are not named
     assert all(h.explain is not None and h.explain["speaker"]["named"] == 0.0 for h in res.hits[1:])
+
+
+def test_spoken_to() -> None:
+    assert spoken_to("ben", 0.0, "Congratulations on your new job!") == 1.0
+    assert spoken_to("ben", 0.0, "So YOU'RE the one who took the last biscuit") == 1.0
+    # negative: the named person's own turn, a turn without a speaker, a turn to nobody, a word
+    # that only holds "you"
+    assert spoken_to("ana", 1.0, "How are you?") == 0.0
+    assert spoken_to(None, 0.0, "How are you?") == 0.0
+    assert spoken_to("ben", 0.0, "My cousin had an interview there once.") == 0.0
+    assert spoken_to("ben", 0.0, "The youth club and Younger Ltd") == 0.0
+
+
+#: A chat of two: Ana's own turns say nothing of her work; Ben's congratulation is the one turn
+#: that says where she works now.
+_ANA_CHATTER = ["Morning! Slept terribly again.", "The lift in our building is broken, five floors of stairs.",
+                "Made a big pot of lentil soup tonight.", "Trains were late again, I stood for an hour.",
+                "The pigeons are back on the balcony.", "Off to bed, night night."]
+_FRIEND_ANSWER = "Congratulations on the new job at Kestrel Robotics, you earned it!"
+#: stage 2's constants fitted on generator version 2 (bench/convo/convo_run.py's BEFORE), whose
+#: speaker term filtered out every turn the person named did not say
+_FILTER = {"S_Z1": 2.003, "S_NAMED": 9.433, "S_NAMED_B": 2.442, "S_ADDRESSED": 0.0, "S_BIAS": -4.751}
+
+
+def _chat(store: Store, scope: str, own: list[str], friend: list[str]) -> dict[str, str]:
+    from mem.format.index.derived import attach
+
+    attach(store)
+    ids = {t: store.add(t, scope=scope, kind="episode", source={"speaker": "Ana"}).id for t in own}
+    ids.update({t: store.add(t, scope=scope, kind="episode", source={"speaker": "Ben"}).id for t in friend})
+    return ids
+
+
+@pytest.mark.model
+def test_a_turn_the_friend_said_is_found_when_it_alone_answers(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage 2's speaker term is no filter: a turn the other speaker said to the person named
+    ("congratulations on the new job at ...") is in the top 3 when it alone holds the answer, among
+    the named person's own turns that do not; through the API and through `mem search`."""
+    from mem.format.search import relevance
+
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")
+    ids = _chat(store, "c", _ANA_CHATTER, [_FRIEND_ANSWER, "My neighbour's dog barked the whole night."])
+    q = "Which company does Ana work for now?"
+    res = open_searcher(store).search(q, k=3, explain=True)
+    top = [h.id for h in res.hits]
+    assert ids[_FRIEND_ANSWER] in top, [h.content for h in res.hits]
+    hit = next(h for h in res.hits if h.id == ids[_FRIEND_ANSWER])
+    assert hit.explain is not None
+    sp = hit.explain["speaker"]
+    assert sp["speaker"] == "ben" and sp["named"] == 0.0 and sp["addressed"] == 1.0
+    env = {"MEM_EMBEDDER": "minilm"}
+    out = run_mem("--store", str(store.root), "search", q, "-k", "3", "--json", "--explain", env=env)
+    assert out.returncode == 0, out.stderr
+    got = {h["id"]: h for h in out.json()["hits"]}
+    assert ids[_FRIEND_ANSWER] in got and got[ids[_FRIEND_ANSWER]]["explain"]["speaker"]["addressed"] == 1.0
+    # the precondition: the constants fitted where the person named said every answer ranked
+    # all six of Ana's turns above it
+    for k, v in _FILTER.items():
+        monkeypatch.setattr(relevance, k, v)
+    assert ids[_FRIEND_ANSWER] not in [h.id for h in open_searcher(store).search(q, k=3).hits]
+
+
+@pytest.mark.model
+def test_the_named_person_s_own_answer_ranks_above_the_friend_s_chatter(store: Store,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative: when the person named says it, their turn is first, above the friend's turns to
+    them that share its words without answering ("Did you see Kestrel Robotics in the news?")."""
+    monkeypatch.setenv("MEM_EMBEDDER", "minilm")
+    own = "Started at Kestrel Robotics on Monday, the office has a slide!"
+    chatter = ["Did you see Kestrel Robotics in the news? Something about a merger.",
+               "My cousin had an interview at Kestrel Robotics once, you would love the offices."]
+    ids = _chat(store, "c", [own, *_ANA_CHATTER], chatter)
+    q = "Which company does Ana work for now?"
+    res = open_searcher(store).search(q, k=5, explain=True)
+    assert res.hits[0].id == ids[own], [h.content for h in res.hits]
+    order = [h.id for h in res.hits]
+    assert all(order.index(ids[own]) < order.index(ids[c]) for c in chatter if ids[c] in order)
+    out = run_mem("--store", str(store.root), "search", q, "-k", "5", "--json", env={"MEM_EMBEDDER": "minilm"})
+    assert out.returncode == 0, out.stderr
+    assert out.json()["hits"][0]["id"] == ids[own]
