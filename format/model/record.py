@@ -192,14 +192,6 @@ def make_record(
     return validate_record(r)
 
 
-def _is_canonical_body(text: str) -> bool:
-    """A sufficient test that ``canonical_body(text) == text``, without building a copy: no BOM,
-    no carriage return, no leading newline, and one newline after a character that is not
-    whitespace (what ``rstrip`` would keep)."""
-    return len(text) >= 2 and text[0] not in "\ufeff\n" and text[-1] == "\n" \
-        and not text[-2].isspace() and "\r" not in text
-
-
 def validate_record(r: Record) -> Record:
     """Check every field; return the record with canonical tag order and rounded confidence."""
     ids.check_id(r.id)
@@ -234,7 +226,7 @@ def validate_record(r: Record) -> Record:
     for k in r.extra:
         if not isinstance(k, str) or not _is_key(k) or k in KEY_ORDER or k == "content":
             raise ValidationError(f"frontmatter key {k!r} is not a valid extension key", rule="E103.12")
-    body = r.content if _is_canonical_body(r.content) else canonical_body(r.content)
+    body = canonical_body(r.content)  # returns the text itself when it is canonical already
     conf_r = round(float(conf), 4)
     sup = tuple(dict.fromkeys(r.supersedes))
     der = tuple(dict.fromkeys(r.derived_from))

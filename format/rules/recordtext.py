@@ -102,10 +102,17 @@ def _is_key(s: str) -> bool:
     return s != "" and s[0] in _KEY_FIRST and not s.strip(_KEY_CHARS)
 
 
+def is_canonical_body(text: str) -> bool:
+    """A sufficient test that ``canonical_body(text) == text``, without building a copy: no BOM,
+    no carriage return, no leading newline, and one newline after a character that is not
+    whitespace (what ``rstrip`` would keep)."""
+    return len(text) >= 2 and text[-1] == "\n" and text[0] not in "\ufeff\n" \
+        and not text[-2].isspace() and "\r" not in text
+
+
 def canonical_body(text: str) -> str:
     """The body as stored: LF newlines, no BOM, no leading blank lines, one trailing newline."""
-    if len(text) >= 2 and text[-1] == "\n" and text[0] not in "\ufeff\n" and not text[-2].isspace() \
-            and "\r" not in text:
+    if is_canonical_body(text):
         return text  # already so (every file mem wrote): no copies
     if text.startswith("\ufeff"):
         text = text[1:]

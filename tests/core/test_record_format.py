@@ -122,13 +122,13 @@ def test_remembered_fast_values_are_what_the_reading_gives(raw: str) -> None:
 @settings(max_examples=800, deadline=None)
 @given(st.text(alphabet="ab \t\n\r\ufeff\x1c\u2003", max_size=10))
 def test_canonical_body_shortcut_only_says_yes_to_canonical_bodies(text: str) -> None:
-    from mem.format.model.record import _is_canonical_body, canonical_body
+    from mem.format.rules.recordtext import canonical_body, is_canonical_body
 
-    if _is_canonical_body(text):
+    if is_canonical_body(text):
         assert canonical_body(text) == text
     out = canonical_body(text)
     if out and not out.startswith("\ufeff"):  # what a record holds: the shortcut applies
-        assert _is_canonical_body(out)
+        assert is_canonical_body(out)
 
 
 def test_non_canonical_record_still_loads() -> None:

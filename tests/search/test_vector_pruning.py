@@ -383,6 +383,7 @@ def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     MEM_Q8_KERNEL is an error naming the variable."""
     z = np.random.default_rng(1).integers(-127, 128, size=(300, 16), dtype=np.int8)
     measure = vquant._measure_packed
+    has_int8_dot = vquant._has_int8_dot  # the real one, before it is patched below
     calls: list[int] = []
     monkeypatch.delenv("MEM_Q8_KERNEL", raising=False)
     monkeypatch.setattr(vquant, "_has_int8_dot", lambda: False)  # a CPU not known to have them: measured
@@ -409,7 +410,7 @@ def test_q8_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     import numkong
 
     caps = numkong.get_capabilities()
-    assert vquant._has_int8_dot() == any(caps.get(n) for n in vquant.INT8_DOT_CAPABILITIES)
+    assert has_int8_dot() == any(caps.get(n) for n in vquant.INT8_DOT_CAPABILITIES)
 
 
 def test_generation_built_before_q8_searches_with_the_plain_product(tmp_path: Path) -> None:
