@@ -22,6 +22,7 @@ _TEXT: dict[int, str] = {
 }
 _TEXT.update({cp: f"\\u{cp:04x}" for cp in _BIDI})
 _JSON: dict[int, str] = {cp: f"\\u{cp:04x}" for cp in (0x7F, *range(0x80, 0xA0), *_BIDI, 0x2028, 0x2029)}
+_JSON_CHARS = tuple(chr(cp) for cp in _JSON)
 
 
 def safe(text: str) -> str:
@@ -38,6 +39,14 @@ def json_safe(doc: str) -> str:
     """A JSON document (the text json wrote) with DEL, C1 and bidi characters as ``\\uNNNN``.
 
     Those characters can only occur inside JSON strings, where the escape means the same
-    character: the document decodes to the same value.
+    character: the document decodes to the same value. A document without them is returned as
+    it is: ``str.translate`` is fast only on ASCII text, and a search for each character is a
+    memchr (0.43 s against a few ms for `mem verify --json`'s 3.9 MB at 10k records, whose
+    fixes name a spec section with "§").
     """
-    return doc.translate(_JSON)
+    if doc.isascii() and "\x7f" not in doc:
+        return doc
+    for ch in _JSON_CHARS:
+        if ch in doc:
+            return doc.translate(_JSON)
+    return doc

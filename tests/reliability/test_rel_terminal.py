@@ -58,6 +58,16 @@ def test_json_safe_is_lossless(text: str) -> None:
     _clean(doc)
 
 
+@given(st.text(alphabet=st.sampled_from(["a", "§", "é", "麻", "🌶", "\x7f", "\x85", "\x9f", "\u202e", "\u2028", "\u061c"])))
+@settings(max_examples=300, deadline=None)
+def test_json_safe_shortcut_agrees_with_the_full_translation(text: str) -> None:
+    """A document with none of the characters is returned as it is; any one of them, in text
+    of any width (latin-1, BMP, astral), is escaped as the full translation does."""
+    from mem.cli.termtext import _JSON
+
+    assert json_safe(text) == text.translate(_JSON)
+
+
 def test_list_show_search_log_in_a_pipe(store: Store) -> None:
     rec = store.add(HOSTILE, scope="alice", tags=["jazz"])
     store.reject(rec.id, reason=f"nope{CLEAR}")
