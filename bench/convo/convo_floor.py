@@ -91,11 +91,11 @@ def collect() -> list[dict[str, Any]]:
             found = [bool(s.search(t, scopes=[q.scope], k=1, mode="lexical").hits) for t in dict.fromkeys(words)]
             cos = np.array([((h.explain or {}).get("vector") or {}).get("cosine") or 0.0 for h in hits])
             named = [c for c, h in zip(cos, hits, strict=True)
-                     if R.speaker_of(h.record.source, h.content) in reading.names]
+                     if R.speaker_of(h.record.source, h.content, h.record.kind) in reading.names]
             top = hits[0].score if hits else 0.0
             qm = _query_tokens(rr, q.text, reading)
             ids = [h.id for h in hits]
-            named_ids = [h.id for h in hits[:20] if R.speaker_of(h.record.source, h.content) in reading.names]
+            named_ids = [h.id for h in hits[:20] if R.speaker_of(h.record.source, h.content, h.record.kind) in reading.names]
             tok: dict[str, float] = {}
             for n in (5, 10, 20):
                 sup = _support(qm, [toks[i] for i in ids[:n]])

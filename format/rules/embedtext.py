@@ -24,6 +24,10 @@ Nothing else is removed: not "TODO:" or "NB:" (no lower-case letter), "10:30", "
 another kind without a speaker. A content that is only the prefix ("Ottilie:") keeps its text:
 the embedded text is never empty.
 
+The same rule says who said a record (:func:`record_speaker`): its source's speaker, else the
+name of such a prefix of an ``episode``; the search's stage 2 reads it
+(``relevance.speaker_of``), so that the name a vector leaves out is the name stage 2 matches.
+
 Standard library only and cheap to import.
 """
 
@@ -93,6 +97,26 @@ def _is_name(words: str) -> bool:
     return True
 
 
+def _name_prefix(content: str, kind: str) -> re.Match[str] | None:
+    """The leading ``Name:`` of an ``episode`` whose source names no speaker (see the module's
+    docstring), or None."""
+    if kind != "episode":
+        return None
+    m = _PREFIX.match(content)
+    return m if m is not None and _is_name(m.group(1)) else None
+
+
+def record_speaker(source: Mapping[str, Any], content: str, kind: str) -> str | None:
+    """Who said a record: its source's speaker (:func:`source_speaker`), else, for an
+    ``episode``, the name of a leading speaker prefix of its content ("Ottilie: night!" ->
+    "Ottilie"; the prefix :func:`prefix_end` finds); None: no one."""
+    named = source_speaker(source)
+    if named is not None:
+        return named
+    m = _name_prefix(content, kind)
+    return m.group(1) if m is not None else None
+
+
 def prefix_end(content: str, kind: str, speaker: str | None) -> int:
     """Where the text after a leading own-speaker prefix starts in ``content`` (0: there is none;
     see the module's docstring). ``speaker``: the record's source speaker (:func:`source_speaker`)."""
@@ -110,13 +134,11 @@ def prefix_end(content: str, kind: str, speaker: str | None) -> int:
         after = len(content) - len(content[end:].lstrip())
         if after == end:  # no white space after the colon ("Re:x", "10:30")
             return 0
-    elif kind == "episode":
-        m = _PREFIX.match(content)
-        if m is None or not _is_name(m.group(1)):
+    else:
+        m = _name_prefix(content, kind)
+        if m is None:
             return 0
         after = m.end()
-    else:
-        return 0
     return after if content[after:].strip() else 0
 
 

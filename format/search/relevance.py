@@ -55,7 +55,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mem.format.rules.embedtext import source_speaker
+from mem.format.rules.embedtext import record_speaker
 
 #: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring), with
 #: minilm's cosines (its int8 graph, the default space of a new vector index; the float graph's
@@ -277,17 +277,11 @@ def has_time(text: str) -> float:
     return 0.0
 
 
-def speaker_of(source: Mapping[str, Any], content: str) -> str | None:
-    """Who said a record, lower-case: ``source.speaker`` (or ``author``/``role`` naming a person),
-    else a leading ``Name:`` of its content."""
-    named = source_speaker(source)
-    if named is not None:
-        return named.lower()
-    head = content[:40]
-    colon = head.find(":")
-    if 0 < colon <= 30 and " " not in head[:colon].strip() and head[:1].isupper():
-        return head[:colon].strip().lower()
-    return None
+def speaker_of(source: Mapping[str, Any], content: str, kind: str) -> str | None:
+    """Who said a record, lower-case (as ``read_query`` gives the names): the rules layer's
+    ``embedtext.record_speaker``, the source's speaker, else an episode's leading ``Name:``."""
+    who = record_speaker(source, content, kind)
+    return who.lower() if who is not None else None
 
 
 def name_match(reading: QueryReading, speaker: str | None) -> float:

@@ -67,7 +67,7 @@ class LaterStages(SearcherResources):
         if not reading.names and not reading.asks_when and not reading.dates:
             return hits
         scored = [h for h in hits if h.z is not None and h.prior is not None]
-        who = {id(h): speaker_of(h.record.source, h.content) for h in scored}
+        who = {id(h): speaker_of(h.record.source, h.content, h.record.kind) for h in scored}
         by_name = bool(reading.names & {who[id(h)] for h in scored[:SPEAKER_TOP]})
         if not by_name and not reading.asks_when and not reading.dates:
             return hits
@@ -113,7 +113,7 @@ class LaterStages(SearcherResources):
         sims = model.scores(query, [h.content for h in head])
         for h, ms in zip(head, sims, strict=True):
             assert h.z is not None and h.prior is not None
-            named = name_match(reading, speaker_of(h.record.source, h.content))
+            named = name_match(reading, speaker_of(h.record.source, h.content, h.record.kind))
             z = rerank_z(h.z, ms, named)
             rel = sigmoid(z)
             if explain and h.explain is not None:

@@ -24,6 +24,7 @@ from mem.format.rules.embedtext import (
     embedding_text,
     manifest_recipe,
     prefix_end,
+    record_speaker,
     same_text,
     source_speaker,
 )
@@ -115,6 +116,45 @@ def test_another_persons_name_is_kept_when_the_source_names_the_speaker(speaker:
 ])
 def test_what_is_not_a_prefix_is_never_removed(content: str) -> None:
     assert embedding_text(content, "episode", None) == content
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(max_size=60), st.builds(lambda n, r: f"{n}: {r}", _two_word_names, _rests)), _kinds)
+def test_who_said_a_turn_is_the_prefix_the_embedded_text_leaves_out(content: str, kind: str) -> None:
+    """One rule: the speaker of a record whose source names none is the name of the prefix its
+    embedded text leaves out (stage 2 matches the name the vector does not hold)."""
+    end = prefix_end(content, kind, None)
+    who = record_speaker({}, content, kind)
+    if end:
+        m = re.fullmatch(r"[ \t]*([^:\n]+?)[ \t]*:\s+", content[:end])
+        assert m is not None and who == m.group(1)
+    elif who is not None:  # a prefix with nothing after it: the turn is only the name
+        assert kind == "episode" and not content.split(":", 1)[1].strip()
+    if kind != "episode":
+        assert who is None
+
+
+@pytest.mark.parametrize("content", [
+    "Note: buy milk", "Notes: the plan", "TODO: call the bank", "NB: closed on Sundays", "FYI: moved",
+    "Q: what time?", "Todo: call Ana", "Update: it works", "Monday: gym", "Fun Fact: owls", "Side note: x",
+    "10:30 standup with Ana", "at 10:30: standup", "https://example.org/a:b is the link", "Re:the plan",
+    "Ottilie:night!", "ottilie: lower case name", "OTTILIE: shouting", "Ana Maria Silva: three words",
+    "Dr. Who: a dot", "R2D2: digits", "Bob, Ana: two people", "- Ana: a list item", ": no name", "Ottilie:",
+    "I went there: twice",
+])
+def test_what_is_not_a_prefix_names_no_speaker(content: str) -> None:
+    assert record_speaker({}, content, "episode") is None
+
+
+def test_who_said_a_record() -> None:
+    assert record_speaker({}, "Ottilie: night!", "episode") == "Ottilie"
+    assert record_speaker({}, "  Mary Ann: see you", "episode") == "Mary Ann"
+    assert record_speaker({}, "Ottilie:   ", "episode") == "Ottilie"  # only the prefix: still hers
+    assert record_speaker({"speaker": " Bram "}, "Ottilie: night!", "episode") == "Bram"  # the source first
+    assert record_speaker({"author": "Kasia"}, "no prefix", "note") == "Kasia"
+    for kind in ("fact", "note", "preference", "event", "conversation"):
+        assert record_speaker({}, "Ottilie: night!", kind) is None
+    assert record_speaker({}, "no prefix at all", "episode") is None
 
 
 def test_the_speaker_is_read_from_the_source() -> None:

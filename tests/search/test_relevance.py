@@ -57,9 +57,9 @@ def test_read_query_never_fails(text: str) -> None:
 
 def test_speaker_and_time_match() -> None:
     r = read_query("What did Caroline say in May 2023?")
-    assert speaker_of({"speaker": "Caroline"}, "I went there") == "caroline"
-    assert speaker_of({}, "Caroline: I went there") == "caroline"
-    assert speaker_of({}, "I went there: twice") is None
+    assert speaker_of({"speaker": "Caroline"}, "I went there", "fact") == "caroline"
+    assert speaker_of({}, "Caroline: I went there", "episode") == "caroline"
+    assert speaker_of({}, "I went there: twice", "episode") is None
     assert name_match(r, "caroline") == 1.0 and name_match(r, "melanie") == 0.0 and name_match(r, None) == 0.0
     assert date_match(r, _dt.datetime(2023, 5, 31, 23, tzinfo=UTC)) == 1.0
     # a record may tell of the date days later ("yesterday", "last Saturday"): DATE_AFTER_DAYS
@@ -337,6 +337,38 @@ def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pyt
     assert top.explain["relevance"] > sp["first_relevance"]
     # negative: the other speaker's turns are not named
     assert all(h.explain is not None and h.explain["speaker"]["named"] == 0.0 for h in res.hits[1:])
+
+
+@pytest.mark.parametrize(("content", "kind", "who"), [
+    ("Caroline: I went there", "episode", "caroline"),
+    ("Mary Ann: I went there", "episode", "mary ann"),
+    ("Note: Caroline went there", "episode", None),
+    ("TODO: ask Caroline", "episode", None),
+    ("Monday: gym with Caroline", "episode", None),
+    ("Re:Caroline's trip", "episode", None),
+    ("Caroline: went there", "fact", None),
+])
+def test_the_speaker_is_the_rules_layers(content: str, kind: str, who: str | None) -> None:
+    """``speaker_of`` is ``embedtext.record_speaker``, lower-case: a label ("Note:", "TODO:", a
+    day) names no speaker, a name of two words does, and only an episode's prefix counts."""
+    from mem.format.rules.embedtext import record_speaker
+
+    assert speaker_of({}, content, kind) == who
+    assert who == (None if record_speaker({}, content, kind) is None else record_speaker({}, content, kind).lower())
+
+
+def test_a_label_is_no_speaker_in_stage_2(store: Store) -> None:
+    """Through `mem search --explain`: a turn written "Note: ..." is nobody's, "Ana: ..." is Ana's
+    (the explanation's stage-2 speaker), as the embedded text reads them."""
+    for text in ("Ana: morning, slept terribly again", "Ana: the lift is broken, five floors of stairs",
+                 "Note: Ana starts at Kestrel Robotics on Monday"):
+        store.add(text, scope="c", kind="episode")
+    out = run_mem("--store", str(store.root), "search", "When does Ana start at Kestrel Robotics?", "--json",
+                  "--explain", env={"MEM_EMBEDDER": "hashing"})
+    assert out.returncode == 0, out.stderr
+    who = {h["content"].strip(): h["explain"]["speaker"]["speaker"] for h in out.json()["hits"]}
+    assert who == {"Ana: morning, slept terribly again": "ana", "Ana: the lift is broken, five floors of stairs": "ana",
+                   "Note: Ana starts at Kestrel Robotics on Monday": None}
 
 
 def test_spoken_to() -> None:
