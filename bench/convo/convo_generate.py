@@ -32,6 +32,15 @@ congratulation. The turns are chosen after the conversation is built, by a gener
 the turn keeps its id and session, its speaker becomes the friend and its words are the subject's
 put in the second person inside the friend's frame; every other turn is version 2's.
 
+**The friend's words in several forms** (version 4). Version 3's friend always spoke to the
+subject ("you handed in your notice"); real chats do not: the friend tells it on in the third
+person, by name ("Just told my mum about Maya: she handed in her notice"), or echoes it in a
+reply with neither "you" nor a name ("omg. handed in notice. Tidewater Health offered the backend
+developer position and said yes?!"). Each rewritten turn takes one of ``FRIEND_FORMS``, drawn by a
+generator of its own (seeded per conversation, the same rule on both halves); a turn that cannot
+be echoed without a first-person object ("me", "us") is told by name instead. The turns chosen
+are version 3's (``dataset(forms=("you",))`` gives version 3's turns).
+
 The conversations are split by index: even -> ``dev`` (tune on these), odd -> ``heldout``
 (report only; see bench/convo/convo_run.py).
 """
@@ -56,10 +65,14 @@ from convo_facts import TEMPLATES, Ctx, Fact, Line
 
 #: Bump whenever the output changes. The runner's cached stores are keyed by the digest of the
 #: turns alone (``turns_digest``: a store holds the turns, not the questions).
-VERSION = "3"
+VERSION = "4"
 #: The share of each conversation's answerable questions whose evidence turn is said by the
 #: friend of the person the question names (version 3; ``_friend_turns``).
 FRIEND_SHARE = 0.10
+#: The forms of the friend's words (version 4; ``_friend_turns``): to the subject in the second
+#: person ("you"), of the subject in the third person by name ("name"), an echo with neither
+#: ("bare").
+FRIEND_FORMS: tuple[str, ...] = ("you", "name", "bare")
 #: Questions of kind ``dated`` per conversation (fewer when it has fewer dated events).
 DATED_PER_CONVERSATION = 3
 _MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -174,9 +187,10 @@ class _Builder:
         return ids if keep_all else added
 
 
-def conversation(index: int, seed: int = SEED, friend: bool = True) -> dict[str, Any]:
-    """Conversation ``index`` of the data set of ``seed`` (``friend``: with version 3's
-    friend-spoken evidence; without, the turns of version 2)."""
+def conversation(index: int, seed: int = SEED, friend: bool = True,
+                 forms: tuple[str, ...] = FRIEND_FORMS) -> dict[str, Any]:
+    """Conversation ``index`` of the data set of ``seed`` (``friend``: with the friend-spoken
+    evidence, in ``forms``; without, the turns of version 2; ``forms=("you",)``: version 3's)."""
     rng = random.Random(f"convo:{seed}:{index}")
     cid = f"c{index:02d}"
     (a, ga), (b, gb) = rng.sample(SPEAKERS, 2)
@@ -258,7 +272,8 @@ def conversation(index: int, seed: int = SEED, friend: bool = True) -> dict[str,
                             f"What was {subj} up to on {day.isoformat()}?"])
         add_q("dated", text, ev, facts[fi].topic, topic=facts[fi].topic)
     if friend:
-        _friend_turns(sessions, questions, {a: b, b: a}, random.Random(f"friend:{seed}:{index}"))
+        _friend_turns(sessions, questions, {a: b, b: a}, random.Random(f"friend:{seed}:{index}"),
+                      gender=gender, forms=forms, form_rng=random.Random(f"friend-form:{seed}:{index}"))
     return {"id": cid, "split": split_of(index), "scope": f"convo-{cid}", "speakers": [a, b],
             "sessions": sessions, "questions": questions}
 
@@ -301,6 +316,129 @@ def second_person(text: str) -> str:
     return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), out)  # "I" began a sentence
 
 
+#: First-person words and what the friend says of the subject instead, by gender
+#: (``third_person``); "we" stays plural.
+_THEY = {"we": "they", "us": "them", "our": "their", "ours": "theirs", "ourselves": "themselves",
+         "we're": "they're", "we've": "they've", "we'll": "they'll", "we'd": "they'd"}
+_SHE = {"f": {"i": "she", "me": "her", "my": "her", "mine": "hers", "myself": "herself", "i'm": "she's",
+              "i've": "she's", "i'll": "she'll", "i'd": "she'd"},
+        "m": {"i": "he", "me": "him", "my": "his", "mine": "his", "myself": "himself", "i'm": "he's",
+              "i've": "he's", "i'll": "he'll", "i'd": "he'd"}}
+#: The forms of "I", written with a capital wherever they stand.
+_I_FORMS = frozenset(["i", "i'm", "i've", "i'll", "i'd"])
+#: A verb after "I" (now "she"/"he") and its third-person singular form.
+_THIRD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "haven't": "hasn't", "go": "goes",
+          "help": "helps", "know": "knows", "sleep": "sleeps", "get": "gets", "feel": "feels", "put": "puts",
+          "love": "loves", "hate": "hates", "like": "likes", "cheer": "cheers", "want": "wants",
+          "need": "needs", "think": "thinks", "eat": "eats", "make": "makes", "take": "takes",
+          "keep": "keeps", "say": "says", "run": "runs", "live": "lives", "work": "works"}
+#: Adverbs that may stand between "I" and its verb ("I still cheer").
+_ADVERBS = frozenset(["still", "always", "just", "really", "never", "officially", "only", "also", "usually"])
+#: The friend's frames around the subject's news in the third person, by name ({n}: the name;
+#: {x}: the news, no final stop): the friend tells it on.
+NAME_FRAMES = [
+    "Just told my mum about {n}: {x}.",
+    "Group chat update, {n} edition: {x}!",
+    "Bragging about {n} at work again: {x}.",
+    "My sister asked what {n} has been up to. Told her {x}.",
+    "Big week for {n}: {x}.",
+    "Still telling everyone about {n}: {x}!",
+]
+#: The friend's frames around an echo of the news with neither "you" nor a name ({x}: the news,
+#: no final stop; {X}: the same, capitalized).
+BARE_FRAMES = [
+    "omg. {x}?!",
+    "{X}. Wild.",
+    "Wait, {x}?",
+    "Still laughing at this one: {x}.",
+    "{X}... called it!",
+    "Big news of the week: {x}!",
+]
+#: First-person words an echo leaves out (the subject, a possessive); a text with a first-person
+#: object ("me", "us") left after that cannot be echoed (``bare_echo``).
+_DROP = frozenset(["i", "we", "i'm", "i've", "i'll", "i'd", "we're", "we've", "we'll", "we'd", "my", "our"])
+_OBJECT = re.compile(r"\b(me|us|myself|ourselves|mine|ours)\b", re.I)
+
+
+def third_person(text: str, gender: str) -> str:
+    """``text`` (said by someone of themselves) as their friend tells it of them: I/me/my ->
+    she/her (he/him/his), we/our -> they/their, a verb after "I" in the present -> its third
+    person ("I still cheer" -> "she still cheers"), "I was" stays "she was"."""
+    sing = _SHE[gender]
+    words = list(_WORD.finditer(text))
+    out: list[str] = []
+    pos = 0
+    agree = False  # the word before (adverbs aside) was "I", now "she"/"he"
+    for m in words:
+        w = m.group(0)
+        low = w.lower()
+        out.append(text[pos:m.start()])
+        pos = m.end()
+        if low in sing:
+            new = sing[low]
+            agree = low == "i"
+        elif low in _THEY:
+            new, agree = _THEY[low], False
+        elif agree and low in _ADVERBS:
+            new = w
+        elif agree and low in _THIRD:
+            new, agree = _THIRD[low], False
+        else:
+            new, agree = w, False
+        out.append(new.capitalize() if w[:1].isupper() and new != w and low not in _I_FORMS else new)
+    out.append(text[pos:])
+    said = "".join(out)
+    return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), said)  # "I" began a sentence
+
+
+def bare_echo(text: str) -> str | None:
+    """``text`` (said by someone of themselves) echoed back without a pronoun or a name, as a
+    friend replies in a chat: the first-person subject and possessives left out ("I came off my
+    bike" -> "came off bike"); None when a first-person object would be left ("surprised me")."""
+    kept: list[str] = []
+    pos = 0
+    for m in _WORD.finditer(text):
+        if m.group(0).lower() in _DROP:
+            kept.append(text[pos:m.start()])
+            pos = m.end()
+            while pos < len(text) and text[pos] == " ":
+                pos += 1
+    kept.append(text[pos:])
+    said = " ".join("".join(kept).split())
+    said = re.sub(r"\s+([,.!?])", r"\1", said).lstrip(",.;: ")
+    if not said or _OBJECT.search(said) or not any(c.isalpha() for c in said):
+        return None
+    said = re.sub(r"([.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), said)
+    if _WORD.match(text) and text.split()[0].lower().strip(",.!?") in _DROP:
+        said = said[0].lower() + said[1:]  # the turn began with the pronoun left out
+    return said
+
+
+def _friend_form_text(rng: random.Random, form: str, text: str, name: str, gender: str,
+                      seen: set[str]) -> str | None:
+    """The friend's turn telling ``text`` of its speaker ``name`` in ``form`` ("name" or "bare"),
+    new to the conversation (None: none, or an echo that cannot be had)."""
+    if form == "name":
+        news = third_person(text, gender).strip().rstrip(".!")
+        first = news.split()[0].lower() if news.split() else ""
+        x = news[0].lower() + news[1:] if first in {*_SHE[gender].values(), *_THEY.values()} else news
+        frames = list(NAME_FRAMES)
+    else:
+        echo = bare_echo(text)
+        if echo is None:
+            return None
+        x = echo.strip().rstrip(".!")
+        frames = list(BARE_FRAMES)
+    if not x:
+        return None
+    rng.shuffle(frames)
+    for frame in frames:
+        out = frame.replace("{n}", name).replace("{x}", x).replace("{X}", x[0].upper() + x[1:])
+        if _norm(out) not in seen:
+            return out
+    return None
+
+
 def _friend_text(rng: random.Random, text: str, seen: set[str]) -> str | None:
     """The friend's turn telling ``text`` back to its speaker, new to the conversation (None: none)."""
     news = second_person(text).strip().rstrip(".!")
@@ -317,12 +455,16 @@ def _friend_text(rng: random.Random, text: str, seen: set[str]) -> str | None:
 
 
 def _friend_turns(sessions: list[dict[str, Any]], questions: list[dict[str, Any]], other: dict[str, str],
-                  rng: random.Random) -> None:
-    """Version 3: rewrite evidence turns in place so that about ``FRIEND_SHARE`` of the answerable
-    questions are answered by what the friend said of the person named. A candidate is the one
-    evidence turn the subject said of a single, temporal or preference question (a multi
-    question that shares it follows; a ``dated`` question's turn is left as it is), in the
-    first person and not speaking to the friend ("you")."""
+                  rng: random.Random, *, gender: dict[str, str], forms: tuple[str, ...] = FRIEND_FORMS,
+                  form_rng: random.Random | None = None) -> None:
+    """Rewrite evidence turns in place so that about ``FRIEND_SHARE`` of the answerable
+    questions are answered by what the friend said of the person named (version 3). A candidate
+    is the one evidence turn the subject said of a single, temporal or preference question (a
+    multi question that shares it follows; a ``dated`` question's turn is left as it is), in the
+    first person and not speaking to the friend ("you"). Each is said in one of ``forms``, drawn
+    from ``form_rng`` (version 4; an echo that cannot be had is told by name): version 3's
+    turns are those of ``forms=("you",)``, whose draws from ``rng`` are version 3's."""
+    form_rng = form_rng or random.Random(0)
     turns = {t["id"]: t for s in sessions for t in s["turns"]}
     answerable = [q for q in questions if q["evidence"]]
     dated = {e for q in questions if q["kind"] == "dated" for e in q["evidence"]}
@@ -340,7 +482,15 @@ def _friend_turns(sessions: list[dict[str, Any]], questions: list[dict[str, Any]
         if done >= want:
             break
         t = turns[tid]
-        said = _friend_text(rng, t["text"], seen)
+        form = form_rng.choice(forms) if len(forms) > 1 else forms[0]
+        said = None
+        if form == "bare":
+            said = _friend_form_text(form_rng, "bare", t["text"], t["speaker"], gender[t["speaker"]], seen)
+            form = "name" if said is None and "name" in forms else form
+        if form == "name":
+            said = _friend_form_text(form_rng, "name", t["text"], t["speaker"], gender[t["speaker"]], seen)
+        elif form == "you":
+            said = _friend_text(rng, t["text"], seen)
         if said is None:
             continue
         seen.add(_norm(said))
@@ -348,10 +498,12 @@ def _friend_turns(sessions: list[dict[str, Any]], questions: list[dict[str, Any]
         done += sum(tid in q["evidence"] for q in answerable)
 
 
-def dataset(seed: int = SEED, conversations: int = CONVERSATIONS, friend: bool = True) -> dict[str, Any]:
-    """The data set (``friend=False``: without version 3's friend-spoken evidence, for checking
-    that it leaves every other turn as it was)."""
-    convs = [conversation(i, seed, friend) for i in range(conversations)]
+def dataset(seed: int = SEED, conversations: int = CONVERSATIONS, friend: bool = True,
+            forms: tuple[str, ...] = FRIEND_FORMS) -> dict[str, Any]:
+    """The data set (``friend=False``: without the friend-spoken evidence, for checking that it
+    leaves every other turn as it was; ``forms=("you",)``: the friend's words as version 3 had
+    them)."""
+    convs = [conversation(i, seed, friend, forms) for i in range(conversations)]
     body = json.dumps(convs, sort_keys=True, ensure_ascii=False).encode("utf-8")
     turns = json.dumps([[c["id"], c["sessions"]] for c in convs], sort_keys=True, ensure_ascii=False).encode("utf-8")
     return {"generator": "mem bench/convo", "version": VERSION, "seed": seed,

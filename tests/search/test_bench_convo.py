@@ -97,16 +97,24 @@ def _friend_spoken(conv: dict[str, Any], q: dict[str, Any]) -> bool:
     return any(speaker[e] not in q["question"] for e in q["evidence"])
 
 
+def _frame_match(frames: list[str], text: str) -> re.Match[str] | None:
+    pats = [re.escape(f).replace(re.escape("{x}"), "(?P<x>.+)").replace(re.escape("{X}"), "(?P<x>.+)")
+            .replace(re.escape("{n}"), "(?P<n>[A-Z][a-z]+)") for f in frames]
+    return next((m for p in pats if (m := re.fullmatch(p, text))), None)
+
+
 def test_friend_spoken_evidence_on_both_halves(data: dict[str, Any]) -> None:
-    """Version 3: about a tenth of each half's answerable questions are answered by a turn the
-    friend said of the person the question names; that turn is the subject's turn of version 2,
-    in the second person, in the friend's frame, with the same id; every other turn and every
+    """Versions 3 and 4: about a tenth of each half's answerable questions are answered by a turn
+    the friend said of the person the question names; that turn is the subject's turn of version
+    2 with the same id, in the friend's words: to them ("you", version 3's frames), of them by
+    name in the third person, or an echo with neither (version 4); every other turn and every
     question is version 2's."""
-    assert data["version"] == "3" and data["turns_digest"] != "44e20ebd4e0c2701"
+    from mem.format.search.relevance import spoken_to
+
+    assert data["version"] == "4" and data["turns_digest"] not in ("44e20ebd4e0c2701", "89657eb1b94e277a")
     v2 = generate.dataset(friend=False)
     assert [c["questions"] for c in v2["conversations"]] == [c["questions"] for c in data["conversations"]]
-    frames = [re.escape(f).replace(re.escape("{x}"), "(.+)").replace(re.escape("{X}"), "(.+)")
-              for f in generate.FRIEND_FRAMES]
+    forms: dict[str, dict[str, int]] = {split: {} for split in generate.SPLITS}
     for split in generate.SPLITS:
         convs = [(c, o) for c, o in zip(data["conversations"], v2["conversations"], strict=True) if c["split"] == split]
         answerable = [(c, q) for c, _o in convs for q in c["questions"] if q["evidence"]]
@@ -123,11 +131,67 @@ def test_friend_spoken_evidence_on_both_halves(data: dict[str, Any]) -> None:
         assert changed, c["id"]
         a, b = c["speakers"]
         for tid in changed:
-            assert {new[tid]["speaker"], old[tid]["speaker"]} == {a, b}  # the friend says it now
-            told = generate.second_person(old[tid]["text"]).rstrip(".!").lower()
-            m = next(m for f in frames if (m := re.fullmatch(f, new[tid]["text"])))
-            assert m.group(1).lower() == told, (old[tid]["text"], new[tid]["text"])
+            subject, said = old[tid]["speaker"], new[tid]["text"]
+            assert {new[tid]["speaker"], subject} == {a, b}  # the friend says it now
             assert any(tid in q["evidence"] for q in c["questions"])
+            to_them = spoken_to(new[tid]["speaker"].lower(), 0.0, said)
+            if (m := _frame_match(generate.FRIEND_FRAMES, said)) is not None:
+                form = "you"
+                assert m["x"].lower() == generate.second_person(old[tid]["text"]).rstrip(".!").lower()
+            elif (m := _frame_match(generate.NAME_FRAMES, said)) is not None:
+                form = "name"
+                assert m["n"] == subject and to_them == 0.0, said
+                assert m["x"].lower() == generate.third_person(old[tid]["text"], generate_gender(c, subject)).rstrip(
+                    ".!").lower()
+            else:
+                m = _frame_match(generate.BARE_FRAMES, said)
+                assert m is not None, said
+                form = "bare"
+                assert to_them == 0.0 and subject not in said, said
+                assert m["x"].lower() == (generate.bare_echo(old[tid]["text"]) or "").rstrip(".!").lower()
+            forms[c["split"]][form] = forms[c["split"]].get(form, 0) + 1
+    for split, n in forms.items():  # every form on both halves, and most turns not "you"
+        assert set(n) == set(generate.FRIEND_FORMS) and min(n.values()) >= 3, (split, n)
+        assert n["you"] < sum(n.values()) / 2, (split, n)
+
+
+def generate_gender(conv: dict[str, Any], name: str) -> str:
+    return next(g for n, g in generate.SPEAKERS if n == name)
+
+
+def test_version_3_is_the_friend_speaking_to_them() -> None:
+    """``forms=("you",)`` gives version 3's turns (the digest the stores of version 3 were kept
+    under), and version 4 rewrites the same turns."""
+    v3 = generate.dataset(forms=("you",))
+    assert v3["turns_digest"] == "89657eb1b94e277a"
+    v4 = generate.dataset()
+    v2 = generate.dataset(friend=False)
+
+    def changed(d: dict[str, Any]) -> set[str]:
+        return {t["id"] for c, o in zip(d["conversations"], v2["conversations"], strict=True)
+                for s, so in zip(c["sessions"], o["sessions"], strict=True)
+                for t, to in zip(s["turns"], so["turns"], strict=True) if t != to}
+
+    assert changed(v4) == changed(v3)
+
+
+def test_third_person_and_bare_echo() -> None:
+    tell = generate.third_person
+    assert tell("I passed my driving test yesterday!", "f") == "She passed her driving test yesterday!"
+    assert tell("I still cheer for them and I do my best. I was there, I am tired", "m") == (
+        "He still cheers for them and he does his best. He was there, he is tired")
+    assert tell("We named her Rufus, it's ours. I've got it, I'm hooked", "f") == (
+        "They named her Rufus, it's theirs. She's got it, she's hooked")
+    assert tell("No more hummus for me.", "f") == "No more hummus for her."
+    assert tell("Miso is an image of calm at 4am.", "m") == "Miso is an image of calm at 4am."
+    echo = generate.bare_echo
+    assert echo("I came off my bike earlier today and fractured my wrist. Six weeks in a cast.") == (
+        "came off bike earlier today and fractured wrist. Six weeks in a cast.")
+    assert echo("Season ticket renewed. I'm hooked.") == "Season ticket renewed. Hooked."
+    assert echo("We named her Rufus.") == "named her Rufus."
+    # a first-person object cannot be left out: no echo
+    assert echo("Robin surprised me with a kayak.") is None and echo("It moved in with us.") is None
+    assert echo("I.") is None
 
 
 def test_second_person() -> None:
