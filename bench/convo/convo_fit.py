@@ -20,7 +20,7 @@ and prints the coefficients with the dev figures of each stage and the relevance
 trade-off (recall@10 of the answerable questions against the share of unanswerable ones left
 with no hit). The printed coefficients are the constants of mem.format.search.relevance.
 
-    MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_fit.py [--embedder minilm]
+    MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_fit.py [--embedder minilm] [--keep-stage1]
 """
 
 from __future__ import annotations
@@ -151,7 +151,9 @@ def logfit(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, l2: f
 
 
 def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8),
-        stage1_only: bool = False, forced_form: str | None = None) -> None:
+        stage1_only: bool = False, forced_form: str | None = None, keep_stage1: bool = False) -> None:
+    """Fit and print (see the module's docstring); ``keep_stage1``: stage 1 as shipped
+    (``VECTOR_WEIGHT`` and minilm's calibration), only the later stages refitted."""
     arrs, dated_arrs = [], []
     for r in rows:
         f = np.array([x[:7] for x in r["feats"]], dtype=float).reshape(-1, 7)
@@ -204,6 +206,10 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
         return w * f[:, 0] + (1 - w) * f[:, 1] ** 2
 
     c1 = logfit(np.concatenate([base(f) for _r, f in arrs])[:, None], np.concatenate([f[:, 5] for _r, f in arrs]))
+    if keep_stage1:
+        w = R.VECTOR_WEIGHT
+        c1 = np.array(R.CALIBRATION.get(R.CALIBRATED_FOR, (R.SCALE, R.BIAS)))
+        print(f"stage 1 kept as shipped: VECTOR_WEIGHT = {w}, SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
     if stage1_only:
         print(f"VECTOR_WEIGHT = {w} (best of the grid; the shipped weight is {R.VECTOR_WEIGHT})")
         print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
@@ -394,6 +400,8 @@ def main() -> int:
                     "relevance.CALIBRATION; no reranker is run)")
     ap.add_argument("--form", choices=["named", "named+addressed"], help="stage 2's speaker term: this form "
                     "instead of the one with the best dev R@10")
+    ap.add_argument("--keep-stage1", action="store_true", help="stage 1 as shipped (its vector weight and "
+                    "calibration): only stages 2 and 3 (and S_DATE) are refitted")
     ap.add_argument("--full-store", action="store_true", help="search convo_run.py's store of both halves "
                     "(dev questions only) instead of building a dev-only store")
     a = ap.parse_args()
@@ -406,7 +414,7 @@ def main() -> int:
         if a.rows is not None:
             with open(a.rows, "wb") as f:
                 pickle.dump(rows, f)
-    fit(rows, stage1_only=a.stage1, forced_form=a.form)
+    fit(rows, stage1_only=a.stage1, forced_form=a.form, keep_stage1=a.keep_stage1)
     return 0
 
 

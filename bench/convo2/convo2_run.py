@@ -77,7 +77,7 @@ def measure(prep: convo_run.Prepared, *, modes: list[str] | None = None, floor: 
             keep_hits: bool = False, ks: tuple[int, ...] = DEFAULT_KS, sweep: tuple[float, ...] = (),
             before: bool = False) -> dict[str, Any]:
     """bench/convo's measuring over this set's one split (``sweep``: floors read off the scores;
-    ``before``: every mode with relevance's constants of before too, ``convo_run.with_before``)."""
+    ``before``: hybrid and reranked with relevance's constants of before too, ``convo_run.with_before``)."""
     if before:
         return convo_run.with_before(prep, SPLITS, ks=ks, modes=modes, min_score=floor, search_kwargs=None,
                                      keep_hits=True, sweep=sweep)
@@ -392,8 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a variant: each turn's text is 'Name: text' (its own store; BM25 reads the same "
                          "text); 'text': without the speaker in the source")
     ap.add_argument("--k-prefix", action="store_true", help="does the top 10 change when more hits are asked for?")
-    ap.add_argument("--before", action="store_true", help="every mode with relevance's constants of before the "
-                    "version-3 refit too (bench/convo's BEFORE), and R@k by who said the evidence")
+    ap.add_argument("--before", action="store_true", help="hybrid and reranked with relevance's constants of "
+                    "before the version-4 refit too (bench/convo's BEFORE), and R@k by who said the evidence")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 

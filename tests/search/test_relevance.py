@@ -388,9 +388,10 @@ _ANA_CHATTER = ["Morning! Slept terribly again.", "The lift in our building is b
                 "Made a big pot of lentil soup tonight.", "Trains were late again, I stood for an hour.",
                 "The pigeons are back on the balcony.", "Off to bed, night night."]
 _FRIEND_ANSWER = "Congratulations on the new job at Kestrel Robotics, you earned it!"
-#: stage 2's constants fitted on generator version 2 (bench/convo/convo_run.py's BEFORE), whose
-#: speaker term filtered out every turn the person named did not say
-_FILTER = {"S_Z1": 2.003, "S_NAMED": 9.433, "S_NAMED_B": 2.442, "S_ADDRESSED": 0.0, "S_BIAS": -4.751}
+_FRIEND_BY_NAME = "Told my mum about Ana: she started at Kestrel Robotics on Monday, her new company!"
+#: stage 2's constants fitted on generator version 3 (db73988), whose friend-spoken answers all
+#: said "you"
+_TO_THEM = {"S_Z1": 0.616, "S_NAMED": 4.439, "S_NAMED_B": 17.660, "S_ADDRESSED": 5.776, "S_BIAS": -7.727}
 
 
 def _chat(store: Store, scope: str, own: list[str], friend: list[str]) -> dict[str, str]:
@@ -404,31 +405,34 @@ def _chat(store: Store, scope: str, own: list[str], friend: list[str]) -> dict[s
 
 @pytest.mark.model
 def test_a_turn_the_friend_said_is_found_when_it_alone_answers(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stage 2's speaker term is no filter: a turn the other speaker said to the person named
-    ("congratulations on the new job at ...") is in the top 3 when it alone holds the answer, among
-    the named person's own turns that do not; through the API and through `mem search`."""
+    """Stage 2's speaker term is no filter: a turn the other speaker said of the person named, by
+    name ("Told my mum about Ana: she started at Kestrel Robotics ..."), is in the top 3 when it
+    alone holds the answer, among the named person's own turns that do not; through the API and
+    through `mem search`. A friend's turn to them ("you") is reported as ``addressed``."""
     from mem.format.search import relevance
 
     monkeypatch.setenv("MEM_EMBEDDER", "minilm")
-    ids = _chat(store, "c", _ANA_CHATTER, [_FRIEND_ANSWER, "My neighbour's dog barked the whole night."])
+    ids = _chat(store, "c", _ANA_CHATTER, [_FRIEND_BY_NAME, "My neighbour's dog barked the whole night."])
     q = "Which company does Ana work for now?"
-    res = open_searcher(store).search(q, k=3, explain=True)
+    res = open_searcher(store).search(q, scopes=["c"], k=3, explain=True)
     top = [h.id for h in res.hits]
-    assert ids[_FRIEND_ANSWER] in top, [h.content for h in res.hits]
-    hit = next(h for h in res.hits if h.id == ids[_FRIEND_ANSWER])
+    assert ids[_FRIEND_BY_NAME] in top, [h.content for h in res.hits]
+    hit = next(h for h in res.hits if h.id == ids[_FRIEND_BY_NAME])
     assert hit.explain is not None
     sp = hit.explain["speaker"]
-    assert sp["speaker"] == "ben" and sp["named"] == 0.0 and sp["addressed"] == 1.0
+    assert sp["speaker"] == "ben" and sp["named"] == 0.0 and sp["addressed"] == 0.0
     env = {"MEM_EMBEDDER": "minilm"}
-    out = run_mem("--store", str(store.root), "search", q, "-k", "3", "--json", "--explain", env=env)
+    out = run_mem("--store", str(store.root), "search", q, "--scope", "c", "-k", "3", "--json", "--explain", env=env)
     assert out.returncode == 0, out.stderr
-    got = {h["id"]: h for h in out.json()["hits"]}
-    assert ids[_FRIEND_ANSWER] in got and got[ids[_FRIEND_ANSWER]]["explain"]["speaker"]["addressed"] == 1.0
-    # the precondition: the constants fitted where the person named said every answer ranked
-    # all six of Ana's turns above it
-    for k, v in _FILTER.items():
+    assert ids[_FRIEND_BY_NAME] in {h["id"] for h in out.json()["hits"]}
+    to_her = _chat(store, "d", _ANA_CHATTER, [_FRIEND_ANSWER])[_FRIEND_ANSWER]
+    said = next(h for h in open_searcher(store).search(q, scopes=["d"], k=10, explain=True).hits if h.id == to_her)
+    assert said.explain is not None and said.explain["speaker"]["addressed"] == 1.0
+    # the precondition: the constants fitted where every answer the friend said spoke to the
+    # person named ("you") ranked Ana's turns above it
+    for k, v in _TO_THEM.items():
         monkeypatch.setattr(relevance, k, v)
-    assert ids[_FRIEND_ANSWER] not in [h.id for h in open_searcher(store).search(q, k=3).hits]
+    assert ids[_FRIEND_BY_NAME] not in [h.id for h in open_searcher(store).search(q, scopes=["c"], k=3).hits]
 
 
 @pytest.mark.model
