@@ -292,3 +292,24 @@ def test_runner_end_to_end_on_two_conversations(tmp_path: Path, monkeypatch: pyt
     assert "| bm25 |" in convo_run.tables(both)
     with pytest.raises(ValueError, match="dev half only"):
         convo_run.tune("hashing", split="heldout")
+
+
+def test_the_speaker_of_a_name_text_turn_is_read_by_the_speaker_rule(data: dict[str, Any]) -> None:
+    """With each turn written "Name: text" and no speaker in the source, stage 2's speaker rule
+    (``relevance.speaker_of``, the rules layer's) reads every turn's speaker from its text."""
+    from mem.format.search.relevance import speaker_of
+
+    var = convo_run.speaker_in_text(data, keep_source_speaker=False)
+    turns = [t for c in var["conversations"] for s in c["sessions"] for t in s["turns"]]
+    assert len(turns) > 4000
+    assert all(speaker_of({}, t["text"], "episode") == t["speaker"].lower() for t in turns)
+
+
+def test_the_forms_of_a_friends_turn() -> None:
+    import convo_forms
+
+    names = frozenset({"maya"})
+    assert convo_forms.form_of("A little bird told me: you handed in your notice!", "Ben", names) == "you"
+    assert convo_forms.form_of("Just told my mum about Maya: she handed in her notice.", "Ben", names) == "by name"
+    assert convo_forms.form_of("Big week for Maya's team.", "Ben", names) == "by name"
+    assert convo_forms.form_of("omg. handed in notice?!", "Ben", names) == "neither"
