@@ -11,6 +11,7 @@ is :mod:`mem.mcpserver.server`. Never imports typer, rich or the ``mcp`` SDK.
 # (built inside build_server) at run time.
 
 import concurrent.futures
+import functools
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -177,7 +178,9 @@ class ScopedMemory:
             if factory is None:
                 from mem.format.search.engine import open_searcher
 
-                factory = open_searcher
+                # the server's process serves this searcher: what it loads is frozen out of the
+                # garbage collector's full passes (open_searcher's freeze_gc)
+                factory = functools.partial(open_searcher, freeze_gc=True)
             self._searcher = factory(self.store)
         return self._searcher
 

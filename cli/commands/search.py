@@ -219,7 +219,8 @@ def register(app: typer.Typer) -> None:
                 rerank=rerank,
                 min_score=min_score,
             )
-            with Searcher(store, long_lived=True) as s:
+            # a process that only serves searches: its loaded indexes frozen out of the GC's passes
+            with Searcher(store, long_lived=True, freeze_gc=True) as s:
                 code = _batch(s, bounds)
             raise typer.Exit(code)
         if query is None:

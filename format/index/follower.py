@@ -72,6 +72,9 @@ class Follower:
         #: rounds that changed the lexical index: a search that sees this change reloads its
         #: reader (the manifest may not change: an edit in place keeps the scope folder's mtime)
         self.rounds = 0
+        #: indexes this thread opened (a new generation, or after an error): a searcher that
+        #: freezes what it holds (``freeze_gc``) freezes again once this changes
+        self.opened = 0
         self.last_error: str | None = None
         #: what the last round left for the searches to say: records still without a vector
         #: (None: not counted yet), and the refusal that kept it from updating the index
@@ -184,6 +187,7 @@ class Follower:
         if self._lex is None or self._lex.generation != m["generation"]:
             self._close_indexes()
             self._lex = LexicalIndex.open(self._store.index_dir)
+            self.opened += 1
         elif self._lex.manifest != m:
             self._lex.manifest = m
             self._lex.reload()
@@ -273,6 +277,7 @@ class Follower:
             if self._vec is not None:
                 self._vec.close()
             self._vec = VectorIndex(store.index_dir, m)
+            self.opened += 1
         if self._vec.space != emb.space:
             return
         budget: dict[str, Any] = {"limit": None, "budget_s": None} if drain else {}

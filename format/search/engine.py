@@ -142,6 +142,7 @@ class Searcher(Fusion, LaterStages):
                                             rerank=rerank, min_score=min_score)
                     if self.long_lived:
                         self._followed()
+                        self._freeze_loaded()
                     res.warnings[:0] = fallback
                     return res
                 except QueryNotEmbedded as exc:
@@ -402,11 +403,19 @@ def open_searcher(
     *,
     embedder: str | Embedder | None = None,
     long_lived: bool = True,
+    freeze_gc: bool = False,
 ) -> Searcher:
-    """A searcher that keeps indexes and the model open (see the module docstring)."""
+    """A searcher that keeps indexes and the model open (see the module docstring).
+
+    ``freeze_gc``: once warmed, and again after each reload of its indexes, the searcher calls
+    ``gc.collect()`` and ``gc.freeze()``, so that the garbage collector's full passes no longer
+    walk what it holds (a pass stalls every thread of the process). It is process-wide: what
+    anything else in the process holds then is frozen too, and is freed only by reference
+    counting (cyclic garbage made before a freeze is collected first). For a process whose
+    work is this searcher (the MCP server, ``mem search --batch``); a long-lived searcher only."""
     if not isinstance(store, Store):
         store = Store.open(store)
-    return Searcher(store, embedder=embedder, long_lived=long_lived)
+    return Searcher(store, embedder=embedder, long_lived=long_lived, freeze_gc=freeze_gc)
 
 
 def search(store: Store, query: str, **kwargs: Any) -> SearchResult:

@@ -56,14 +56,25 @@ class SearcherResources:
         embedder: str | Embedder | None = None,
         long_lived: bool = True,
         backfill_limit: int | None = BACKFILL_LIMIT,
+        freeze_gc: bool = False,
     ) -> None:
         from mem.format.index.common import PointerCache
         from mem.format.index.derived import attach
         from mem.format.index.vfilter import ColumnSet
 
+        if freeze_gc and not long_lived:
+            raise InvalidInputError("freeze_gc is an option of a long-lived searcher: a one-shot searcher "
+                                    "holds nothing for the collector to skip")
         self.store = store
         attach(store)
         self.long_lived = long_lived
+        #: ``gc.freeze()`` what this searcher holds once warmed and again after each reload of
+        #: its indexes (:meth:`_freeze_loaded`). Process-wide, so only a process that is a
+        #: long-lived searcher asks for it (the MCP server, ``mem search --batch``): a full
+        #: collection then walks only what was made since, not the loaded indexes and model
+        #: (at 100k records it walked ~25.7k objects, 22-26 ms, while a search waited on the GIL)
+        self.freeze_gc = freeze_gc
+        self._frozen_at: tuple[int, ...] | None = None
         #: a long-lived searcher's upkeep of the index (new records, the periodic full scan), in a
         #: background thread (format/index/follower.py); used from the end of its first search
         self._follower: Follower | None = None
@@ -113,6 +124,24 @@ class SearcherResources:
         if self._wrote in self.store.listeners:
             self.store.listeners.remove(self._wrote)
         self._close_indexes()
+
+    def _freeze_loaded(self) -> None:
+        """With ``freeze_gc``, after a search: when the searcher (or its background upkeep) has
+        loaded or reloaded something since the last freeze (an index, a generation, the model,
+        a round that changed the index), collect and freeze what is alive now. The collection
+        first, so that no cyclic garbage is frozen (it would never be freed); after the first
+        freeze it walks only what was made since."""
+        if not self.freeze_gc:
+            return
+        fol = self._follower
+        key = (id(self._lex), id(self._vec), id(self._embedder), id(self._reranker), self._rounds_seen,
+               -1 if fol is None else fol.opened)
+        if key != self._frozen_at:
+            import gc
+
+            gc.collect()
+            gc.freeze()
+            self._frozen_at = key
 
     def _wrote(self, changes: Sequence[Any]) -> None:
         """A store listener: this process wrote through the searcher's store."""
