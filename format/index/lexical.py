@@ -83,13 +83,6 @@ def damaged(path: Path, exc: BaseException, what: str = "read") -> MemError:
 
 
 @dataclass(frozen=True, slots=True)
-class FileState:
-    mtime_ns: int
-    size: int
-    digest: str
-
-
-@dataclass(frozen=True, slots=True)
 class LexHit:
     id: str
     scope: str
@@ -243,13 +236,14 @@ class LexicalIndex:
         row = self.db.execute("SELECT count(*) FROM records").fetchone()
         return int(row[0])
 
-    def scope_state(self, scope: str) -> dict[str, FileState]:
-        return {
-            rid: FileState(mt, size, dg)
-            for rid, mt, size, dg in self.db.execute(
-                "SELECT id, mtime_ns, size, digest FROM records WHERE scope=?", (scope,)
-            )
-        }
+    def scope_state(self, scope: str) -> dict[str, tuple[int, int]]:
+        """Each indexed record of ``scope``: its file's (mtime_ns, size) as indexed. Tuples of
+        numbers, which the garbage collector stops tracking at its first pass: a full scan holds
+        one scope's state (33k rows at 100k records), and objects of a class of rows (they were
+        a dataclass's) made it run full passes over everything the process holds while a
+        long-lived searcher's searches waited (bench/README.md, issue 21)."""
+        return {rid: (mt, size) for rid, mt, size in self.db.execute(
+            "SELECT id, mtime_ns, size FROM records WHERE scope=?", (scope,))}
 
     def scope_ids(self, scope: str) -> set[str]:
         """The ids the state holds for ``scope`` (no file state: a cheap listing)."""

@@ -178,7 +178,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
                 continue
             seen.add(rid)
             known = state.get(rid)
-            if known is not None and known.mtime_ns == fst.st_mtime_ns and known.size == fst.st_size:
+            if known is not None and known[0] == fst.st_mtime_ns and known[1] == fst.st_size:
                 continue
             if read_limit is not None and len(puts) + len(st.unreadable) >= read_limit:
                 unread.append((s, rid))
@@ -195,10 +195,8 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
                     st.removed.append(rid)
                     changed_here = True
                 continue
-            if known is not None and known.digest == rec.digest:
-                # same content, new mtime (touch, or a metadata change): re-index anyway since
-                # status, tags and times are in the index; cheap.
-                pass
+            # a new mtime with the same content (touch, or a metadata change) is re-indexed too:
+            # status, tags and times are in the index; cheap
             puts.append((rec, fst.st_mtime_ns, fst.st_size))
             (st.changed if known is not None else st.added).append(rid)
             changed_here = True
