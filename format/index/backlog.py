@@ -41,13 +41,21 @@ MERGE_MIN_DELTA = 1000
 
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
+#: ``missing_vectors`` looks up at most this many records one by one; more are compared with a
+#: map of each of their scopes' vectors (an import's thousands: one map per scope is cheaper).
+LOOKUP_MAX = 1000
+
 
 def missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) -> list[tuple[str, str, str]]:
     """(scope, id, digest) of indexed records whose vector is missing or stale."""
     gen_ok = vec.get_meta("lex_generation") == lex.generation
     if gen_ok and not full:
+        # the records indexed since the vectors last caught up (usually a few): each looked up
+        # alone, not against a map of its scope's every vector (see VectorIndex.valid_digest)
         since = int(vec.get_meta("lex_seq") or 0)
         rows = lex.db.execute("SELECT scope, id, digest FROM records WHERE seq > ?", (since,)).fetchall()
+        if len(rows) <= LOOKUP_MAX:
+            return [(scope, rid, dg) for scope, rid, dg in rows if vec.valid_digest(scope, rid) != dg]
     else:
         rows = lex.db.execute("SELECT scope, id, digest FROM records").fetchall()
     out = []
