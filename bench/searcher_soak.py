@@ -4,7 +4,8 @@ slower than 5x its p50, the background full scan and the new records' vectors in
     python bench/searcher_soak.py STORE [--minutes 10] [--write-every 5] [--embedder minilm]
 
 STORE: an existing store with both indexes built (e.g. the 100k store `bench/import_search.py
---n 100000` leaves). One long-lived searcher (``open_searcher``, as the MCP server keeps) runs
+--n 100000` leaves); the run writes to it (give it a copy). One long-lived searcher
+(``open_searcher``, as the MCP server keeps: with ``freeze_gc`` unless ``--no-freeze``) runs
 hybrid searches back to back for ``--minutes``, cycling over a few queries; meanwhile, every
 ``--write-every`` seconds, a separate `mem add` process writes a record (the searcher's background
 thread, format/index/follower.py, indexes and embeds it). Prints the latency table (p50, p90,
@@ -46,11 +47,14 @@ def main() -> None:
     ap.add_argument("--write-every", type=float, default=5.0)
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--no-timeline", dest="timeline", action="store_false")
+    ap.add_argument("--no-freeze", dest="freeze", action="store_false",
+                    help="open the searcher without freeze_gc (the MCP server and --batch freeze)")
     args = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = args.embedder
     env = {**os.environ, "MEM_ACTOR": "bench@bench", "NO_COLOR": "1"}
-    print(f"load average at start: {os.getloadavg()[0]:.1f}; store {args.store}; {args.minutes} min", flush=True)
-    s = open_searcher(args.store)
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; store {args.store}; {args.minutes} min; "
+          f"freeze_gc {args.freeze}", flush=True)
+    s = open_searcher(args.store, freeze_gc=args.freeze)
     for q in QUERIES:  # warm: the model, the indexes, the page cache
         s.search(q, mode="hybrid")
     stop = threading.Event()
