@@ -89,7 +89,7 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             break
     if i >= len(args) or args[i] != "search":
         return None
-    o: dict[str, Any] = {"scope": [], "kind": [], "tag": [], "status": [], "mode": "hybrid", "k": "10",
+    o: dict[str, Any] = {"scope": [], "kind": [], "tag": [], "status": [], "mode": "hybrid", "k": None,
                          "json": False, "explain": False, "as_of": None, "known_at": None, "rerank": None,
                          "min_score": None}
     query: list[str] = []
@@ -146,13 +146,14 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             float(g["lock_timeout"])
         except ValueError:
             return None  # typer's usage error (exit 2), as for every other command
-    try:
-        k = int(o["k"])
-    except ValueError:
-        return None
-    if not 1 <= k <= 1000:
-        return None
-    o["k"] = k
+    if o["k"] is not None:  # else the store's [search] default_k
+        try:
+            k = int(o["k"])
+        except ValueError:
+            return None
+        if not 1 <= k <= 1000:
+            return None
+        o["k"] = k
     if o["min_score"] is not None:
         try:
             o["min_score"] = float(o["min_score"])

@@ -142,7 +142,7 @@ complete -c mem -n '__fish_seen_subcommand_from search' -l tag -s t -x -a '(__me
 complete -c mem -n '__fish_seen_subcommand_from search' -l status -x -a 'active candidate superseded rejected all' -d 'Statuses to include, or \'all\' (default: active, candidate).'
 complete -c mem -n '__fish_seen_subcommand_from search' -l as-of -x -d 'What was true at this time (world time).'
 complete -c mem -n '__fish_seen_subcommand_from search' -l known-at -x -d 'What the store believed at this time (record time).'
-complete -c mem -n '__fish_seen_subcommand_from search' -s k -l limit -x -d 'How many results.'
+complete -c mem -n '__fish_seen_subcommand_from search' -s k -l limit -x -d 'How many results (default: [search] default_k, 10).'
 complete -c mem -n '__fish_seen_subcommand_from search' -l json -d 'Print results as JSON.'
 complete -c mem -n '__fish_seen_subcommand_from search' -l explain -d 'Show how each score was made.'
 complete -c mem -n '__fish_seen_subcommand_from search' -l batch -d 'Read JSON Lines queries on stdin; print one JSON line each.'

@@ -163,12 +163,9 @@ class ScopedMemory:
         from mem.format.embed import choose
         from mem.format.search.relevance import RECALL_MIN_SCORE, calibrated
 
-        conf = self.store.config.raw.get("mcp", {})
-        if not isinstance(conf, dict) or "min_score" not in conf:
+        v = self.store.config.value("mcp", "min_score")
+        if v is None:
             return RECALL_MIN_SCORE if calibrated(choose(self.store.config).provider) else None
-        v = conf["min_score"]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
-            raise ValidationError("[mcp] min_score in config.toml is not a number")
         return float(v)
 
     def searcher(self) -> Any:

@@ -12,6 +12,7 @@ import typer
 
 from mem.cli.common import emit_jsonl, open_store, parse_time_option, split_csv, warn
 from mem.cli.searchfast import render, statuses_option
+from mem.format.rules.settings import default
 
 if TYPE_CHECKING:
     from mem.format.search.engine import Searcher, SearchResult
@@ -89,10 +90,10 @@ def _run_one(s: Searcher, q: dict[str, Any], bounds: Bounds | None = None) -> Se
     query = q.get("query")
     if not isinstance(query, str):
         raise InvalidInputError("a batch query needs a string \"query\"")
-    k = q.get("k", b.k if b.k is not None else 10)
-    if not isinstance(k, int) or isinstance(k, bool):
+    k = q.get("k", b.k)  # None: the store's [search] default_k
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool)):
         raise InvalidInputError("\"k\" must be an integer")
-    if b.k is not None and k > b.k:
+    if b.k is not None and k is not None and k > b.k:
         raise InvalidInputError(
             f"\"k\": {k} is more than the command line's -k {b.k}: a batch line may narrow the "
             "command-line filters, never widen them"
@@ -186,7 +187,7 @@ def register(app: typer.Typer) -> None:
         status: Annotated[list[str] | None, typer.Option("--status", help="Statuses to include, or 'all' (default: active, candidate).")] = None,
         as_of: Annotated[str | None, typer.Option("--as-of", help="What was true at this time (world time).")] = None,
         known_at: Annotated[str | None, typer.Option("--known-at", help="What the store believed at this time (record time).")] = None,
-        k: Annotated[int, typer.Option("-k", "--limit", min=1, max=1000, help="How many results.")] = 10,
+        k: Annotated[int | None, typer.Option("-k", "--limit", min=1, max=1000, help=f"How many results (default: [search] default_k, {default('search', 'default_k')}).")] = None,
         json_out: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
         explain: Annotated[bool, typer.Option("--explain", help="Show how each score was made.")] = False,
         batch: Annotated[bool, typer.Option("--batch", help="Read JSON Lines queries on stdin; print one JSON line each.")] = False,
@@ -213,7 +214,7 @@ def register(app: typer.Typer) -> None:
                 statuses=statuses_option(status),
                 as_of=parse_time_option(as_of, "--as-of"),
                 known_at=parse_time_option(known_at, "--known-at"),
-                k=k if given("k") else None,
+                k=k,
                 mode=mode if given("mode") else None,
                 explain=explain,
                 rerank=rerank,

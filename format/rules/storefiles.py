@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: Extensions this implementation understands (none yet beyond the core format).
 KNOWN_EXTENSIONS: frozenset[str] = frozenset()
 #: The sections of config.toml that mem reads; each, when present, must be a table.
-CONFIG_SECTIONS = ("embedder", "verify", "search", "capture", "permissions")
+CONFIG_SECTIONS = ("embedder", "verify", "search", "capture", "permissions", "mcp", "audit")
 
 
 class Refusal:

@@ -106,13 +106,15 @@ class Searcher(Fusion, LaterStages):
         tags: Sequence[str] | None = None,
         as_of: _dt.datetime | None = None,
         known_at: _dt.datetime | None = None,
-        k: int = 10,
+        k: int | None = None,
         mode: str = "hybrid",
         explain: bool = False,
         rerank: bool | None = None,
         min_score: float | None = None,
     ) -> SearchResult:
         """Search; see the module docstring. Raises MemError subclasses on failure.
+
+        ``k``: how many hits (None: ``[search] default_k`` of config.toml).
 
         ``rerank``: reorder the best hits of a hybrid search with the reranker (None: ``[search]
         rerank`` of config.toml, default off); ``min_score``: leave out hits scored below it
@@ -126,6 +128,8 @@ class Searcher(Fusion, LaterStages):
         """
         import contextlib
 
+        if k is None:
+            k = int(self.store.config.value("search", "default_k"))
         # a long-lived searcher: the background upkeep of its index (new records, the full scan,
         # which waits while a search runs); its first search brings the index up to date itself
         running = self._follow().searching() if self.long_lived else contextlib.nullcontext()

@@ -56,6 +56,7 @@ from mem.format.rules.recordtext import (
     lean_fields,
     read_fast,
 )
+from mem.format.rules.settings import MAX_K, value_in
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 
 # SHA-256 from CPython's builtin module, because hashlib would load OpenSSL (a few ms) for one
@@ -178,23 +179,32 @@ def find_root(store_path: str | None) -> str | None:
     return store_above(os.getcwd()) if store_path is None else named_store(store_path)
 
 
-def store_ok(root: str) -> bool:
-    """Whether Store(root) opens without an error (declaration, configuration, records/, env)."""
+def store_config(root: str) -> dict[str, Any] | None:
+    """The tables of the store's ``config.toml`` ({} without one) when Store(root) opens without
+    an error (declaration, configuration, records/, env), else None."""
     with open(os.path.join(root, DECLARATION_FILE), "rb") as f:
         if isinstance(accept_declaration(f.read()), Refusal):
-            return False
+            return None
+    data: dict[str, Any] = {}
     try:
         with open(os.path.join(root, CONFIG_FILE), "rb") as f:
-            if not config_ok(f.read()):
-                return False
+            got = accept_config(f.read().decode("utf-8"))
+        if isinstance(got, Refusal):
+            return None
+        data = got
     except FileNotFoundError:
         pass
     if os.path.islink(os.path.join(root, RECORDS_DIR)):
-        return False
+        return None
     env = os.environ.get(LOCK_TIMEOUT_ENV)
     if env:
         float(env)  # ValueError: the full path reports it
-    return True
+    return data
+
+
+def store_ok(root: str) -> bool:
+    """Whether Store(root) opens without an error (declaration, configuration, records/, env)."""
+    return store_config(root) is not None
 
 
 # -- the search ----------------------------------------------------------------------------------
@@ -227,10 +237,11 @@ def lexical_search(
     statuses: Sequence[str] | None = None,
     as_of: _dt.datetime | None = None,
     known_at: _dt.datetime | None = None,
-    k: int = 10,
+    k: int | None = None,
 ) -> LeanResult | None:
     """What ``Searcher.search(query, mode="lexical", ...)`` returns on the store Store.open(store_path)
-    opens, when it can be answered read-only; None otherwise (see the module docstring)."""
+    opens, when it can be answered read-only; None otherwise (see the module docstring). ``k``:
+    None for the store's ``[search] default_k``."""
     try:
         return _search(store_path, query, scopes, kinds, tags, statuses, as_of, known_at, k)
     except (_GiveUp, MemError, OSError, ValueError, TypeError, AttributeError, KeyError, UnicodeError):
@@ -241,8 +252,8 @@ def lexical_search(
 
 def _search(store_path: str | None, query: str, scopes: Sequence[str] | None, kinds: Sequence[str] | None,
             tags: Sequence[str] | None, statuses: Sequence[str] | None, as_of: _dt.datetime | None,
-            known_at: _dt.datetime | None, k: int) -> LeanResult | None:
-    if not query.strip() or not 1 <= k <= 1000:
+            known_at: _dt.datetime | None, k: int | None) -> LeanResult | None:
+    if not query.strip() or (k is not None and not 1 <= k <= MAX_K):
         return None
     if not query.isascii():
         try:
@@ -256,8 +267,11 @@ def _search(store_path: str | None, query: str, scopes: Sequence[str] | None, ki
         return None
     eff = list(effective_statuses(statuses, as_of is not None or known_at is not None))
     root = find_root(store_path)
-    if root is None or not store_ok(root):
+    conf = None if root is None else store_config(root)
+    if root is None or conf is None:
         return None
+    if k is None:
+        k = value_in(conf, "search", "default_k")  # a bad value (MemError): the full path reports it
     at = timeutil.now()
     records = os.path.join(root, RECORDS_DIR)
     all_scopes = scope_names(records)

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mem.format.rules.embedtext import record_speaker
+from mem.format.rules.settings import default
 
 #: Stage 1: relevance = sigmoid(SCALE * b + BIAS) (fitted: see the module docstring), with
 #: minilm's cosines (its int8 graph, the default space of a new vector index; the float graph's
@@ -75,8 +76,9 @@ CALIBRATION: dict[str, tuple[float, float]] = {
     "wordllama": (6.811, -5.091),
 }
 #: The vector weight of the convex evidence ``w * cosine + (1 - w) * coverage ** 2`` when
-#: ``[search] vector_weight`` is not set (the best of a grid on the development half).
-VECTOR_WEIGHT = 0.6
+#: ``[search] vector_weight`` is not set (the setting's default, rules/config.py: the best of a
+#: grid on the development half).
+VECTOR_WEIGHT: float = default("search", "vector_weight")
 #: The pool the later stages reorder: the best ``POOL_MIN`` of stage 1 (``SPEAKER_TOP`` when the
 #: query names someone, asks "when" or names a date; ``[search] rerank_top`` when reranking, if
 #: more), whatever k is; a larger k gets the rest in stage 1's order after it (``pool_size``).
@@ -100,9 +102,9 @@ S_BIAS = -0.417
 #: says "yesterday", "last Saturday").
 S_DATE = 4.0
 DATE_AFTER_DAYS = 8
-#: Stage 3 (reranking): how many of the best hits the reranker reads (``[search] rerank_top``),
-#: and its coefficients.
-RERANK_TOP = 20
+#: Stage 3 (reranking): how many of the best hits the reranker reads unless ``[search]
+#: rerank_top`` says otherwise (the setting's default, rules/config.py), and its coefficients.
+RERANK_TOP: int = default("search", "rerank_top")
 R_Z = 1.0  # fixed: the reranker adds its evidence to the stage before's log-odds (fitted freely,
 #            the weight came out negative, which ranks what the stage before judged worst first)
 R_MAXSIM = 9.448

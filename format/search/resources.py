@@ -13,13 +13,11 @@ from typing import TYPE_CHECKING, Any
 from mem.format.base.errors import (
     EmbedderUnavailableError,
     IndexUnavailableError,
-    InvalidInputError,
     LockTimeoutError,
     MemError,
     ReadOnlyStoreError,
 )
 from mem.format.model.record import Record
-from mem.format.search.relevance import VECTOR_WEIGHT
 from mem.format.store.store import RecordFilter, Store
 
 if TYPE_CHECKING:
@@ -401,14 +399,6 @@ class SearcherResources:
     # -- settings ---------------------------------------------------------------------------
 
     def _fusion(self) -> tuple[str, float]:
-        conf = self.store.config.search
-        how = str(conf.get("fusion", "convex"))
-        if how not in ("convex", "rrf"):
-            raise InvalidInputError(f"[search] fusion = {how!r} is not convex or rrf",
-                                    path=self.store.root / "config.toml")
-        try:
-            w = float(conf.get("vector_weight", VECTOR_WEIGHT))
-        except (TypeError, ValueError):
-            raise InvalidInputError("[search] vector_weight is not a number",
-                                    path=self.store.root / "config.toml") from None
-        return how, min(1.0, max(0.0, w))
+        """``[search] fusion`` and ``vector_weight``."""
+        conf = self.store.config
+        return str(conf.value("search", "fusion")), float(conf.value("search", "vector_weight"))

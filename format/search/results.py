@@ -9,9 +9,9 @@ from typing import Any
 
 from mem.format.model.record import Record
 from mem.format.rules.ranking import prior_of
+from mem.format.rules.settings import MAX_K as MAX_K
 
 MODES: tuple[str, ...] = ("hybrid", "lexical", "vector")
-MAX_K = 1000
 
 
 @dataclass

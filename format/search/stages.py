@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mem.format.base.errors import InvalidInputError
 from mem.format.search.resources import SearcherResources
-from mem.format.search.results import MAX_K, Hit
+from mem.format.search.results import Hit
 
 
 class LaterStages(SearcherResources):
@@ -16,17 +15,10 @@ class LaterStages(SearcherResources):
 
     def _rerank_setting(self, asked: bool | None) -> tuple[bool, int]:
         """Whether to rerank (``asked``, else ``[search] rerank``, default off) and how many of the
-        best hits the reranker reads (``[search] rerank_top``, default ``relevance.RERANK_TOP``)."""
-        from mem.format.search.relevance import RERANK_TOP
-
-        conf = self.store.config.search
-        on = conf.get("rerank", False) if asked is None else asked
-        if not isinstance(on, bool):
-            raise InvalidInputError("[search] rerank is not true or false", path=self.store.root / "config.toml")
-        top = conf.get("rerank_top", RERANK_TOP)
-        if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= MAX_K:
-            raise InvalidInputError(f"[search] rerank_top must be a whole number from 1 to {MAX_K}",
-                                    path=self.store.root / "config.toml")
+        best hits the reranker reads (``[search] rerank_top``)."""
+        conf = self.store.config
+        on: bool = conf.value("search", "rerank") if asked is None else asked
+        top: int = conf.value("search", "rerank_top")
         return on, top
 
     def reranker(self) -> Any:

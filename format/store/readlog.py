@@ -21,7 +21,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mem.format.base.errors import StoreInvalidError
 from mem.format.base.jsonl import append_object
 from mem.format.rules.timeutil import format_time, now
 
@@ -33,14 +32,9 @@ VIAS: tuple[str, ...] = ("mcp-recall", "mcp-context", "context", "search-batch")
 
 
 def enabled(store: Store) -> bool:
-    """Whether ``[audit] reads = true`` (a value that is not a boolean is an error)."""
-    audit = store.config.raw.get("audit", {})
-    if not isinstance(audit, dict):
-        raise StoreInvalidError("[audit] must be a table", path=store.root / "config.toml")
-    value = audit.get("reads", False)
-    if not isinstance(value, bool):
-        raise StoreInvalidError("[audit] reads must be true or false", path=store.root / "config.toml")
-    return value
+    """Whether ``[audit] reads = true`` (the setting, rules/config.py: a bad value is an error)."""
+    on: bool = store.config.value("audit", "reads")
+    return on
 
 
 def path_of(store: Store) -> Path:

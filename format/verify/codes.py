@@ -107,8 +107,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("E007", "error", "configuration value invalid",
          "A setting in config.toml has a value mem refuses: a [permissions] mode that is not "
          "octal, sets setuid/setgid/sticky bits, lets others write or takes the owner's access "
-         "away; [embedder] threads outside 1-256; a [search] or [mcp] value of the wrong kind or "
-         "range. The commands that read it refuse it too.",
+         "away; an [embedder], [search], [mcp] or [audit] value of the wrong kind or range (such "
+         "as [embedder] threads outside 1-256). The commands that read it refuse it too, in the "
+         "same words (exit 10 for an [embedder] value, 4 for a [search] or [mcp] one, 5 for the others).",
          "correct the value (the spec lists every setting and its range), or remove the key to "
          "use the default",
          fatal=False,
@@ -338,6 +339,7 @@ _SUBRULES: tuple[SubRule, ...] = (
     SubRule("E007.2", "[embedder] value out of its kind or range", "spec/format.md §18"),
     SubRule("E007.3", "[search] value out of its kind or range", "spec/format.md §18"),
     SubRule("E007.4", "[mcp] value out of its kind or range", "spec/format.md §18"),
+    SubRule("E007.5", "[audit] value out of its kind or range", "spec/format.md §18"),
     # -- a record file: the frontmatter block (named by the reader's error) ---------------------
     SubRule("E102.1", "frontmatter not delimited by '---' lines", "spec/format.md §5"),
     SubRule("E102.2", "frontmatter not a YAML mapping", "spec/format.md §5"),

@@ -97,5 +97,5 @@ def test_a_bad_audit_setting_is_named(tmp_path: Path) -> None:
     cfg = store.root / "config.toml"
     cfg.write_text(cfg.read_text("utf-8") + "\n[audit]\nreads = \"yes\"\n", "utf-8")
     r = run_mem("--store", str(store.root), "context")
-    assert r.returncode == 5 and "[audit] reads must be true or false" in r.stderr
+    assert r.returncode == 5 and "[audit] reads = 'yes' must be true or false" in r.stderr
     assert r.stdout == ""  # refused before anything is served
