@@ -24,6 +24,7 @@ from typing import Any
 
 from mem.format.base.errors import RecordParseError, ValidationError
 from mem.format.rules import ids
+from mem.format.rules import recordtext as _rt
 from mem.format.rules.embedtext import embedding_text, source_speaker
 from mem.format.rules.recordtext import _KNOWN_KEYS as _KEY_SET
 from mem.format.rules.recordtext import _YAML_WORDS, _is_key, _is_plain, fast_frontmatter
@@ -281,7 +282,7 @@ _UNSAFE_CHARS = re.compile(
 def _json_text(value: Any) -> str:
     """JSON text that YAML also reads back unchanged: every control or invisible format
     character is written as an escape, the rest stays readable UTF-8."""
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    text = json.dumps(value, ensure_ascii=False, separators=(_rt.LIST_SEP, _rt.SEP))
     return _UNSAFE_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -315,39 +316,39 @@ def _source_keys(src: Mapping[str, Any]) -> list[str]:
     return known + sorted(k for k in src if k not in SOURCE_ORDER)
 
 
+#: Keys whose value is written as it is (a status word, a digest).
+_AS_IS = frozenset({"status", "digest"})
+
+
 def dump_frontmatter(r: Record) -> str:
-    lines = [f"id: {_scalar(r.id)}", f"scope: {_scalar(r.scope)}", f"kind: {_scalar(r.kind)}", f"status: {r.status}"]
-    lines.append(f"confidence: {_scalar(float(r.confidence))}")
-    if r.tags:
-        lines.append(f"tags: {_scalar(list(r.tags))}")
-    for key in ("valid_from", "valid_to"):
-        t = getattr(r, key)
-        if t is not None:
-            lines.append(f"{key}: {format_time(t)}")
-    lines.append(f"recorded_at: {format_time(r.recorded_at)}")
-    for key in ("updated_at", "superseded_at"):
-        t = getattr(r, key)
-        if t is not None:
-            lines.append(f"{key}: {format_time(t)}")
-    if r.supersedes:
-        lines.append(f"supersedes: {_scalar(list(r.supersedes))}")
-    if r.superseded_by:
-        lines.append(f"superseded_by: {_scalar(r.superseded_by)}")
-    if r.derived_from:
-        lines.append(f"derived_from: {_scalar(list(r.derived_from))}")
-    if r.source:
-        lines.append("source:")
-        for k in _source_keys(r.source):
-            lines.append(f"  {_key(k)}: {_scalar(r.source[k])}")
-    lines.append(f"digest: {r.digest}")
+    """The frontmatter's lines in the canonical layout: ``KEY_ORDER``'s keys that have a value
+    (those of ``ALWAYS_WRITTEN`` always), then the extension keys, sorted, by the line grammar of
+    :mod:`mem.format.rules.recordtext`."""
+    sep, always, blocks = _rt.SEP, _rt.ALWAYS_WRITTEN, _rt.BLOCK_KEYS
+    lines = []
+    for key in KEY_ORDER:
+        value = getattr(r, key)
+        if not value and key not in always:
+            continue  # None, (), {}: not written
+        if key in blocks:
+            lines.append(key + _rt.BLOCK_OPEN)
+            lines.extend(f"{_rt.INDENT}{_key(k)}{sep}{_scalar(value[k])}" for k in _source_keys(value))
+        elif key in _AS_IS:
+            lines.append(f"{key}{sep}{value}")
+        elif type(value) is _dt.datetime:
+            lines.append(f"{key}{sep}{format_time(value)}")
+        elif key == "confidence":
+            lines.append(f"{key}{sep}{_scalar(float(value))}")
+        else:
+            lines.append(f"{key}{sep}{_scalar(list(value) if type(value) is tuple else value)}")
     for k in sorted(r.extra):
-        lines.append(f"{_key(k)}: {_scalar(r.extra[k])}")
+        lines.append(f"{_key(k)}{sep}{_scalar(r.extra[k])}")
     return "\n".join(lines) + "\n"
 
 
 def dump_record(r: Record) -> str:
     """The canonical text of a record file."""
-    return "---\n" + dump_frontmatter(r) + "---\n" + canonical_body(r.content)
+    return _rt.FENCE + dump_frontmatter(r) + _rt.FENCE + canonical_body(r.content)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -511,10 +512,7 @@ def record_from_mapping(data: Mapping[str, Any], body: str, path: str | None = N
     return rec
 
 
-def stored_digest(text: str) -> str | None:
-    """The ``digest:`` value written in a record file, without parsing the rest."""
-    m = re.search(r"^digest: (sha256:[0-9a-f]{64})$", text, re.MULTILINE)
-    return m.group(1) if m else None
+stored_digest = _rt.stored_digest
 
 
 def read_record_file(path: Path) -> tuple[Record, str]:

@@ -197,21 +197,31 @@ def _fast_key(key: str) -> str:
 #
 # One grammar, here: the fence line that opens and closes the frontmatter (``FENCE``), a key and
 # its value on one line (``key: value``, ``SEP`` between them), a block of keys (the key and
-# ``BLOCK_OPEN``, then its lines indented by ``INDENT``). ``_parse_fast`` reads any frontmatter by
-# it, line by line (the one-shot search reads its hits so, without ``import re``);
-# ``canonical_pattern`` is the same grammar for the canonical layout alone (``KEY_ORDER``'s order,
-# ``ALWAYS_WRITTEN``), compiled into one pattern for the paths that read every file of a store: it
-# delimits the lines and checks the grammars of the values that repeat across records, the other
-# values are read by ``_fast_value``, and both readers end in the same checks (``_read_times``,
-# ``_fields``).
+# ``BLOCK_OPEN``, then its lines indented by ``INDENT``), a list written as JSON (``LIST_OPEN``,
+# ``LIST_SEP``, ``LIST_CLOSE``). The writer (``model.record.dump_record``) writes by these tokens;
+# ``_parse_fast`` reads any frontmatter by them, line by line (the one-shot search reads its hits
+# so, without ``import re``); ``canonical_pattern`` is compiled from them for the canonical layout
+# alone (``KEY_ORDER``'s order, ``ALWAYS_WRITTEN``, ``BLOCK_KEYS``), for the paths that read every
+# file of a store: it delimits the lines and checks the grammars of the values that repeat across
+# records, the other values are read by ``_fast_value``, and both readers end in the same checks
+# (``_read_times``, ``_fields``). tests/core/test_one_reader.py changes each token and checks that
+# the writer and both readers follow it.
 
 FENCE = "---\n"
 SEP = ": "
 BLOCK_OPEN = ":"
 INDENT = "  "
+LIST_OPEN = "["
+LIST_SEP = ", "
+LIST_CLOSE = "]"
+#: A body's digest as written: this prefix, then ``DIGEST_HEX`` lowercase hex digits (``Record.digest``).
+DIGEST_PREFIX = "sha256:"
+DIGEST_HEX = 64
 #: The keys the canonical layout writes in every record (``dump_frontmatter``); the other keys of
 #: ``KEY_ORDER`` only when they have a value.
 ALWAYS_WRITTEN: tuple[str, ...] = ("id", "scope", "kind", "status", "confidence", "recorded_at", "digest")
+#: The keys whose value is a block (the key and ``BLOCK_OPEN``, then lines indented by ``INDENT``).
+BLOCK_KEYS: tuple[str, ...] = ("source",)
 
 
 def _parse_fast(fm: str) -> dict[str, Any]:
@@ -288,6 +298,20 @@ def split_record_text(text: str, path: str | None = None) -> tuple[str, str, int
     return fm, body, fm.count("\n") + 3
 
 
+def stored_digest(text: str) -> str | None:
+    """The value of a record file's ``digest`` line as written (unquoted), without reading the
+    rest of the frontmatter (nor the body); None without one. ``mem verify`` compares it with the
+    content's digest (E108)."""
+    end = text.find(_CLOSE, len(FENCE) - 1)
+    fm = text[: end + 1] if end != -1 else text
+    head = "\ndigest" + SEP
+    i = fm.find(head)
+    if i == -1:
+        return None
+    j = fm.find("\n", i + 1)
+    return fm[i + len(head) : j if j != -1 else len(fm)].strip().strip('"') or None
+
+
 # -- the one reader's entry points ----------------------------------------------------------------
 #
 # Every path that reads a record file reads its frontmatter here: the full reader
@@ -323,36 +347,41 @@ def read_fast(text: str) -> tuple[dict[str, Any], str] | None:
 #: values are captured as text and read by ``_fast_value``. Compiled on first use (``import re``
 #: costs a third of a lean ``mem search``, which reads its few files with ``read_fast``).
 _CANONICAL: Any = None
-#: The keys whose lines are a block (``key:``, then lines indented by ``INDENT``).
-_BLOCK_KEYS = frozenset({"source"})
+#: Where a ``tags`` line's value the pattern took is cut into tags: after the list's opener and
+#: the first quote, before the last quote and the closer, at a quote, ``LIST_SEP`` and a quote.
+_TAGS_CUT: tuple[int, int, str] = (0, 0, "")
 
 
 def canonical_pattern() -> Any:
     """The compiled ``_CANONICAL`` (a module that reads many files calls it once at import, so that
     forked workers share it)."""
-    global _CANONICAL
+    global _CANONICAL, _TAGS_CUT
     if _CANONICAL is None:
         import re
+
+        _TAGS_CUT = (len(LIST_OPEN) + 1, -len(LIST_CLOSE) - 1, '"' + LIST_SEP + '"')
 
         def bare(pattern: str) -> str:  # an ``ids`` grammar (``^...$``) inside a larger pattern
             return "(?:" + pattern[1:-1] + ")"
 
-        tag = r'"[^\s,"\'#\[\]{}\\]{1,64}"'  # ids.TAG_PATTERN, JSON-quoted without an escape
+        # a tag JSON-quoted without an escape (the lookahead: no backslash before the closing quote)
+        tag = f'"(?=[^"\\\\\n]*"){bare(ids.TAG_PATTERN)}"'
         # (a scope or kind quoted: a word the reader would read as another type, ``"yes"``, ``"123"``)
         repeated = {
             "id": bare(ids.ID_PATTERN),
             "scope": f'{bare(ids.SCOPE_PATTERN)}|"{bare(ids.SCOPE_PATTERN)}"',
             "kind": f'{bare(ids.KIND_PATTERN)}|"{bare(ids.KIND_PATTERN)}"',
             "status": "|".join(STATUSES),
-            "confidence": r"0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9]",  # ASCII digits
-            "tags": rf"\[{tag}(?:, {tag})*\]",
+            # a float's repr, rounded to 4 places (model.record._scalar): ASCII digits
+            "confidence": r"0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9]",
+            "tags": f"{re.escape(LIST_OPEN)}{tag}(?:{re.escape(LIST_SEP)}{tag})*{re.escape(LIST_CLOSE)}",
             "superseded_by": bare(ids.ID_PATTERN),
-            "digest": "sha256:[0-9a-f]{64}",
+            "digest": f"{re.escape(DIGEST_PREFIX)}[0-9a-f]{{{DIGEST_HEX}}}",
         }
         any_text = "[^\n]*"
 
         def line(key: str) -> str:
-            if key in _BLOCK_KEYS:
+            if key in BLOCK_KEYS:
                 one = f"{re.escape(key + BLOCK_OPEN)}\n((?:{re.escape(INDENT)}{any_text}\n)+)"
             else:
                 one = f"{re.escape(key)}{re.escape(SEP)}({repeated.get(key, any_text)})\n"
@@ -402,7 +431,11 @@ def scan_canonical(text: str) -> LeanFields | None:
     times = _read_times([vf, vt, rec, upd, sat], text=True)
     if times is None:
         return None
-    tags = () if tags_raw is None else tuple(sorted(set(tags_raw[2:-2].split('", "'))))
+    if tags_raw is None:
+        tags: tuple[str, ...] = ()
+    else:  # the pattern's list of JSON-quoted tags without escapes: cut at the quotes and separators
+        first, last, between = _TAGS_CUT
+        tags = tuple(sorted(set(tags_raw[first:last].split(between))))
     return _fields(rid, scope, kind, status, conf, tags, times, links[0], by, links[1], src, text[end:])
 
 

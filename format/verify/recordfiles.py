@@ -26,7 +26,7 @@ from mem.format.model.record import (
     split_record_text,
 )
 from mem.format.rules import ids
-from mem.format.rules.recordtext import canonical_pattern, scan_canonical
+from mem.format.rules.recordtext import canonical_pattern, scan_canonical, stored_digest
 from mem.format.store.store import source_key
 
 
@@ -183,7 +183,7 @@ def _check_file(path: str, rid: str, scope: str, full: bool, match: bool) -> _Fi
         found.append(("E106", f"file is in records/{scope}/ but its frontmatter scope is {rec.scope!r}"))
     if found and found[-1][0] in ("E105", "E106"):
         return tuple(found), None, None, None, None
-    stored = _stored_digest(text)
+    stored = stored_digest(text)
     md = skey = None
     if match:
         md = _match_digest(rec.content)
@@ -211,17 +211,6 @@ def _scan(d: Path) -> list[os.DirEntry[str]]:
 def _skip_name(name: str) -> bool:
     """Names every folder may hold: .gitkeep, and temp files (reported once, as W501)."""
     return name == ".gitkeep" or TMP_MARKER in name
-
-
-def _stored_digest(text: str) -> str | None:
-    """The value of the frontmatter's ``digest:`` line (the body is not searched)."""
-    end = text.find("\n---\n", 3)
-    fm = text[: end + 1] if end != -1 else text
-    i = fm.find("\ndigest: ")
-    if i == -1:
-        return None
-    j = fm.find("\n", i + 1)
-    return fm[i + 9 : j if j != -1 else len(fm)].strip().strip('"') or None
 
 
 def _classify(text: str, exc: RecordParseError) -> tuple[str, str]:

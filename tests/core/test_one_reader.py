@@ -193,3 +193,35 @@ def test_verify_names_a_malformed_file(tmp_path: Path) -> None:
     report = verify_store(tmp_path / "s")
     found = [f for f in report.findings if f.path.endswith(f"{rec.id}.md")]
     assert found and "kind must be a string" in found[0].message, report.findings
+
+
+#: Each token of the line grammar, another value for it, and the names derived from it at import.
+_TOKENS = [("SEP", ":  ", {}), ("INDENT", "    ", {}), ("BLOCK_OPEN", " :", {}), ("LIST_SEP", ",  ", {}),
+           ("FENCE", "+++\n", {"_CLOSE": "\n+++\n", "_CLOSE_AT_END": "\n+++"})]
+
+
+@pytest.mark.parametrize("token,value,derived", _TOKENS, ids=[t[0] for t in _TOKENS])
+def test_a_grammar_token_changed_is_followed_by_the_writer_and_every_reader(
+        token: str, value: str, derived: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer, the line reader and the canonical pattern are all made from the grammar's
+    tokens: with one of them changed, the writer writes the new form and each reader reads it
+    back as the same record (the canonical pattern included: nothing of the old form is left)."""
+    rec = make_record(id=IDS[0], scope="alice", kind="fact", content="the harbour ferries\n", status="superseded",
+                      confidence=0.5, tags=["a", "b:c"], valid_from="2024-02-03T04:05:06.007Z",
+                      superseded_by=IDS[5], supersedes=[IDS[1], IDS[2]], derived_from=[IDS[4]],
+                      source={"type": "cli", "system": "x"}, extra={"x_ext": "v", "meta_x": {"a": [1, 2]}})
+    before = dump_record(rec)
+    for name, v in {token: value, **derived}.items():
+        monkeypatch.setattr(recordtext, name, v)
+    monkeypatch.setattr(recordtext, "_CANONICAL", None)  # compiled again from the changed token
+    text = dump_record(rec)
+    assert text != before and value in text
+    assert parse_record(text) == rec
+    got = recordtext.read_fast(text)
+    assert got is not None and recordtext.lean_fields(*got) == lean_of(rec)
+    assert recordtext.scan_canonical(text) == lean_of(rec)
+    assert recordtext.scan_canonical(before) is None  # the old form is not the canonical layout now
+    assert recordtext.stored_digest(text) == rec.digest
+    monkeypatch.undo()
+    recordtext._CANONICAL = None
+    assert recordtext.scan_canonical(before) == lean_of(rec)
