@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mem.format.base.errors import (
     EmbedderUnavailableError,
     IndexUnavailableError,
+    InvalidInputError,
     LockTimeoutError,
     MemError,
     ReadOnlyStoreError,
