@@ -56,6 +56,17 @@ def run_mem(
     return Result(p.returncode, p.stdout, p.stderr)
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` of a test that interrupts its ``mem`` child with SIGINT: the child takes
+    SIGINT's default action whatever the test runner ignores. A runner started in the
+    background of a non-interactive shell (``make test > log &``) ignores SIGINT, its children
+    inherit that, and such a child never sees the test's Ctrl-C (a watcher then runs on, a
+    rebuild finishes and the test skips)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def mem_run():
     return run_mem

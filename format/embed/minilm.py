@@ -204,6 +204,9 @@ class MiniLMEmbedder:
             quick_start = False
         self._lock = threading.Lock()
         self._quick, self._quick_left = quick_start, QUICK_CALLS
+        # the onnxruntime RunOptions of each embed call in progress, which interrupt() ends
+        self._runs: set[Any] = set()
+        self._runs_lock = threading.Lock()
         try:
             self._session: Any = self._new_session(folded=not quick_start)
             tok: Any = Tokenizer.from_file(str(tok_path))
@@ -251,7 +254,7 @@ class MiniLMEmbedder:
     def space(self) -> EmbeddingSpace:
         return SPACES[self.graph]
 
-    def _run(self, encs: Sequence[Any], session: Any) -> npt.NDArray[np.float32]:
+    def _run(self, encs: Sequence[Any], session: Any, run: Any = None) -> npt.NDArray[np.float32]:
         """The vectors of one batch of tokenized texts. The int8 graph runs each text alone: its
         activations are quantized with one scale per run, so in a batch a text's vector would
         depend on the texts beside it (and their padding); alone it is the same vector in any
@@ -260,7 +263,7 @@ class MiniLMEmbedder:
         import numpy as np
 
         if self.graph == "int8" and len(encs) > 1:
-            return np.concatenate([self._run([e], session) for e in encs])
+            return np.concatenate([self._run([e], session, run) for e in encs])
         width = max(1, max(len(e.ids) for e in encs))
         ids = np.zeros((len(encs), width), dtype=np.int64)
         mask = np.zeros((len(encs), width), dtype=np.int64)
@@ -271,6 +274,7 @@ class MiniLMEmbedder:
         out = session.run(
             ["last_hidden_state"],
             {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            run_options=run,
         )[0]
         m = mask[:, :, None].astype(np.float32)
         pooled = (out * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
@@ -297,22 +301,44 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str], pool: Any = None) -> npt.NDArray[np.float32]:
         """``pool`` (a ``concurrent.futures`` executor): run the batches in its threads at once
         (one onnxruntime session, whose ``run`` is thread-safe), all of them, even one batch:
-        the calling thread embeds nothing (a bulk run's pool threads run at a lower priority)."""
+        the calling thread embeds nothing (a bulk run's pool threads run at a lower priority).
+        When the calling thread is interrupted (Ctrl-C) the batches running in the pool end
+        too; :meth:`interrupt` ends a call from another thread."""
         import numpy as np
 
         out = np.zeros((len(texts), self.space.dim), dtype=np.float32)
         if not texts:
             return out
-        session = self._session_for(len(texts))
-        encs, batches = self.plan(texts)
+        run = self._ort.RunOptions()
+        with self._runs_lock:
+            self._runs.add(run)
+        try:
+            session = self._session_for(len(texts))
+            encs, batches = self.plan(texts)
 
-        def one(idx: list[int]) -> None:
-            out[idx] = self._run([encs[i] for i in idx], session)
+            def one(idx: list[int]) -> None:
+                out[idx] = self._run([encs[i] for i in idx], session, run)
 
-        if pool is None:
-            for idx in batches:
-                one(idx)
-        else:
-            for _ in pool.map(one, batches):
-                pass
+            if pool is None:
+                for idx in batches:
+                    one(idx)
+            else:
+                for _ in pool.map(one, batches):
+                    pass
+        except BaseException:
+            run.terminate = True  # the pool's batches of this call stop at their next step
+            raise
+        finally:
+            with self._runs_lock:
+                self._runs.discard(run)
         return out
+
+    def interrupt(self) -> None:
+        """End the ``embed`` calls in progress: each stops at the model's next step, its batches
+        not started yet at once, and raises (onnxruntime's ``RunOptions.terminate``) instead of
+        embedding the rest of its texts. Calls made afterwards run as usual. A bulk run stopped
+        by Ctrl-C calls it (index/backlog.py, ``BulkEmbedder``): its threads run nicer than the
+        process, and on a busy machine waiting for the texts they had took a minute or more."""
+        with self._runs_lock:
+            for run in self._runs:
+                run.terminate = True

@@ -399,6 +399,8 @@ class BulkEmbedder:
         self.workers = workers
         self.nice = nice
         self._pool: Any = None
+        self._retired: list[Any] = []  # pools stopped by interrupt(), which close() joins
+        self._turn = 0  # interrupt() moves it on: the pieces of earlier calls do not start
         bound_c_heap()
         self._plans = "pool" in inspect.signature(inner.embed).parameters
 
@@ -417,8 +419,27 @@ class BulkEmbedder:
     def embed(self, texts: Any) -> Any:
         try:
             return self._embed(texts)
+        except BaseException:
+            # Ctrl-C (or a failure) in the caller's wait: the work this call started ends now
+            # rather than be waited for (close, and the interpreter's exit, join the threads)
+            self.interrupt()
+            raise
         finally:
             release_free_memory()
+
+    def interrupt(self) -> None:
+        """Stop the work in progress: the pieces not started are dropped, and the embedder's
+        calls running in the threads end (an embedder that can: MiniLM's ``interrupt``; another
+        finishes the piece it has, at most ``PIECE`` texts). The embedder stays usable."""
+        self._turn += 1
+        pool = self._pool
+        if pool is not None:
+            self._pool = None  # the next call makes a new pool; close() still joins this one
+            self._retired.append(pool)
+            pool.shutdown(wait=False, cancel_futures=True)
+        stop = getattr(self.inner, "interrupt", None)
+        if stop is not None:
+            stop()
 
     def _embed(self, texts: Any) -> Any:
         import numpy as np
@@ -426,20 +447,29 @@ class BulkEmbedder:
         n = len(texts)
         if self.workers > 1 and self._plans:
             return self.inner.embed(texts, pool=self._the_pool())  # type: ignore[call-arg]
+        turn = self._turn
+
+        def call(part: Any) -> Any:
+            # a piece that starts after interrupt() (its thread was still starting) embeds nothing
+            if turn != self._turn:
+                raise RuntimeError("the bulk embedding was interrupted")
+            return self.inner.embed(part)
+
         if self.workers <= 1 or n <= PIECE:
-            return self._the_pool().submit(self.inner.embed, texts).result()
+            return self._the_pool().submit(call, texts).result()
         order = sorted(range(n), key=lambda i: len(texts[i]))
         pieces = [order[i:i + PIECE] for i in range(0, n, PIECE)]
-        got = list(self._the_pool().map(lambda idx: self.inner.embed([texts[i] for i in idx]), pieces))
+        got = list(self._the_pool().map(lambda idx: call([texts[i] for i in idx]), pieces))
         out = np.empty((n, self.space.dim), dtype=np.float32)
         for idx, vecs in zip(pieces, got, strict=True):
             out[idx] = vecs
         return out
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        pools = [*self._retired, *([self._pool] if self._pool is not None else [])]
+        self._pool, self._retired = None, []
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def load_bulk_embedder(store: Store, provider: str | None = None) -> BulkEmbedder:

@@ -258,7 +258,7 @@ def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path
     import signal
     import subprocess
 
-    from tests.conftest import MEM_EXE
+    from tests.conftest import MEM_EXE, sigint_default
 
     store_dir = tmp_path / "store"
     run_mem("init", str(store_dir))
@@ -269,7 +269,7 @@ def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path
     proc = subprocess.Popen(
         [MEM_EXE, "--store", str(store_dir), "capture", "--watch", "--json", "--interval", "0.1",
          str(projects)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=sigint_default,
     )
     try:
         assert proc.stdout is not None
@@ -293,7 +293,12 @@ def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path
         assert captured_until(2) == EXPECTED[CLAUDE][2:]
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # a watcher that did not stop is not left running after the test
+                proc.communicate()
     assert proc.returncode == 0, err
     assert "stopped watching: 4 captured from" in err
     assert sorted(_contents(store_dir)) == sorted(EXPECTED[CLAUDE])

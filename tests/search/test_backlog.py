@@ -19,7 +19,7 @@ from mem.format.index.backlog import BACKFILL_MAX, bulk_threads, embed_backlog
 from mem.format.index.derived import index_stats
 from mem.format.search.engine import Searcher, open_searcher
 from mem.format.store.store import Store
-from tests.conftest import MEM_EXE, run_mem
+from tests.conftest import MEM_EXE, run_mem, sigint_default
 
 
 class CountingEmbedder(HashingEmbedder):
@@ -165,7 +165,7 @@ def _run_until_vectors(args: list[str], store: Path, env: dict[str, str], sig: i
     """Start `mem ARGS`, wait until it has committed some vectors, send it ``sig``."""
     full = {**os.environ, "NO_COLOR": "1", **env}
     p = subprocess.Popen([MEM_EXE, "--store", str(store), *args], env=full, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, preexec_fn=sigint_default)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and p.poll() is None:
         if _delta_rows(store) > 0:
@@ -238,6 +238,58 @@ def test_bulk_embedder_gives_the_vectors_of_the_embedder_alone() -> None:
     assert sorted(inner.calls) == sorted([PIECE] * 3 + [5])  # in pieces, at most PIECE each
 
 
+class StuckEmbedder(HashingEmbedder):
+    """An embedder whose calls stop only when interrupted: the first call sends SIGINT to the
+    main thread (Ctrl-C during a bulk run's wait), then each waits for ``interrupt`` (60 s at
+    most, and then it embeds, which the test counts as a failure)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        super().__init__()
+        self.stop = threading.Event()
+        self.started: list[int] = []
+        self.finished: list[int] = []
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import threading
+
+        with self._lock:
+            self.started.append(len(texts))
+            first = len(self.started) == 1
+        if first:
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        if self.stop.wait(60):
+            raise RuntimeError("interrupted")
+        self.finished.append(len(texts))
+        return super().embed(texts)
+
+    def interrupt(self) -> None:
+        self.stop.set()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_in_a_bulk_embedding_waits_for_none_of_its_work(workers: int) -> None:
+    """Ctrl-C while a bulk run waits for its threads: the pieces not started are dropped and the
+    embedder's calls in progress are interrupted, not waited for (close() joins the threads; a
+    MiniLM batch at the pool's lower priority on a busy machine took a minute)."""
+    from mem.format.index.backlog import PIECE, BulkEmbedder
+
+    texts = [f"note {i}" for i in range(4 * PIECE)]
+    inner = StuckEmbedder()
+    bulk = BulkEmbedder(inner, workers)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # even under a runner that ignores it
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bulk.embed(texts)
+        bulk.close()
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert inner.stop.is_set() and inner.finished == []
+    assert len(inner.started) <= workers  # (of 1 call, or of 4 pieces: the 2 running; none queued)
+
+
 def test_ctrl_c_in_rebuild_vectors_says_nothing_was_kept(tmp_path: Path) -> None:
     env = {"MEM_EMBEDDER": "minilm", "MEM_EMBED_THREADS": "1"}
     store = tmp_path / "s"
@@ -248,7 +300,7 @@ def test_ctrl_c_in_rebuild_vectors_says_nothing_was_kept(tmp_path: Path) -> None
     before = sorted(p.name for p in (store / ".mem" / "index").iterdir())
     full = {**os.environ, "NO_COLOR": "1", **env}
     p = subprocess.Popen([MEM_EXE, "--store", str(store), "rebuild", "--vectors"], env=full, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, preexec_fn=sigint_default)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and p.poll() is None:
         if any(x.name.startswith("build-") for x in (store / ".mem" / "index").iterdir()):

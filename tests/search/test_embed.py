@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -355,3 +356,26 @@ def test_fast_fields_never_misread_a_hand_edited_record(old: str, new: str) -> N
     full = DocFields.from_record(parse_record(edited))
     got = fast_fields(edited.encode("utf-8"))
     assert got is None or got == full
+
+
+@pytest.mark.model
+def test_minilm_interrupt_ends_the_call_in_progress_and_not_the_next(no_network: None) -> None:
+    """interrupt() (Ctrl-C in a bulk run) ends an embed call under way, its batches not
+    started included; the calls made afterwards embed as usual."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from mem.format.embed.minilm import BATCH, MiniLMEmbedder
+
+    e = MiniLMEmbedder()
+    texts = [f"the ferry to the island leaves at dawn, note {i}" for i in range(3 * BATCH)]
+
+    class InterruptedOnceStarted(ThreadPoolExecutor):
+        def map(self, fn: Any, *iterables: Any, **kw: Any) -> Any:
+            e.interrupt()  # the call has planned its batches: none of them embeds
+            return super().map(fn, *iterables, **kw)
+
+    with InterruptedOnceStarted(2) as pool, pytest.raises(Exception, match="terminate"):
+        e.embed(texts, pool=pool)
+    assert np.array_equal(e.embed(texts[:3]), MiniLMEmbedder().embed(texts[:3]))
