@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
 import subprocess
@@ -59,15 +60,22 @@ def main() -> None:
         s.search(q, mode="hybrid")
     stop = threading.Event()
     writes: list[float] = []
+    new_ids: set[str] = set()  # records the `mem add`s made (an add of a content already stored makes none)
     tl = Timeline(getattr(s, "_follower", None)) if args.timeline else None
+    # this run's own contents: `mem add` is idempotent, and a store an earlier run wrote to holds
+    # that run's notes (run on such a copy, 105 of 110 adds wrote nothing)
+    run = time.strftime("%Y%m%d%H%M%S")
 
     def writer() -> None:
         i = 0
         while not stop.wait(args.write_every):
             t = time.perf_counter()
-            subprocess.run([MEM, "--store", str(args.store), "add", f"kite flying note {i} on the hill, soak run",
-                            "--scope", "ana"], env=env, capture_output=True, stdin=subprocess.DEVNULL)
+            out = subprocess.run([MEM, "--store", str(args.store), "add",
+                                  f"kite flying note {i} on the hill, soak run {run}", "--scope", "ana", "--json"],
+                                 env=env, capture_output=True, stdin=subprocess.DEVNULL, text=True)
             writes.append(time.perf_counter() - t)
+            if out.returncode == 0 and f"soak run {run}" in out.stdout:
+                new_ids.add(json.loads(out.stdout)["id"])
             if tl is not None:
                 tl.writes.append((t, time.perf_counter()))
             i += 1
@@ -104,7 +112,7 @@ def main() -> None:
     print(f"| searches over 5x p50 | {over} |")
     print(f"| full scans run by the background thread | {scans} |")
     print(f"| rounds of the background thread that changed the index | {rounds} |")
-    print(f"| records written meanwhile (`mem add`, one process each) | {len(writes)} |")
+    print(f"| records written meanwhile (`mem add`, one process each) | {len(new_ids)} of {len(writes)} adds |")
     print(f"| most unembedded records a search reported | {max(x[2] for x in lat)} |")
     slow = sorted(lat, key=lambda x: -x[1])[:5]
     print("slowest: " + ", ".join(f"{x[1] * 1000:.0f} ms at {x[0]:.0f} s" for x in slow))
@@ -193,6 +201,13 @@ class Timeline:
               f"gen-2 max {1000 * max(g2, default=0):.0f} ms; follower rounds "
               f"{ {k: sum(1 for *_x, w in self.rounds if w == k) for k in ('scan', 'change', 'round')} }; "
               f"writes {len(self.writes)}")
+        scans = sorted(e - s for s, e, w in self.rounds if w == "scan")
+        changes = sorted(1000 * (e - s) for s, e, w in self.rounds if w == "change")
+        if scans:
+            print(f"full scans: {len(scans)}, {scans[0]:.1f}-{scans[-1]:.1f} s each")
+        if changes:
+            print(f"rounds that changed the index (not scans): {len(changes)}, median {statistics.median(changes):.0f} ms, "
+                  f"max {changes[-1]:.0f} ms")
         print("| what overlapped the slow search | searches |\n|---|---|")
         for k, v in sorted(kinds.items(), key=lambda x: -x[1]):
             print(f"| {k} | {v} |")
