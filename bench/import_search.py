@@ -14,7 +14,8 @@ its own process under /usr/bin/time (wall seconds and peak RSS):
 4. with `--rebuild`: `mem rebuild` (both indexes), its wall time and peak RSS, and a search.
 
 Each probe's start (seconds after the import started), wall time, exit status, hits and the
-``unembedded`` and ``unindexed`` counts it reported are listed after the table.
+``unembedded`` and ``unindexed`` counts it reported are listed after the table, and printed as
+a ``#`` line as soon as it is done (so is the import's end), with the load average then.
 ``--graph`` and ``--bulk-nice`` are written to the new store's config.toml (``[embedder] graph``,
 ``bulk_nice``; unset: mem's defaults). Prints a table: import + first search total, the slowest search during/after the import, and
 each command's peak RSS.
@@ -82,6 +83,13 @@ def search(store: Path, env: dict[str, str], q: str) -> dict[str, Any]:
     return r
 
 
+def show(what: str, p: dict[str, Any]) -> None:
+    """One search's line as soon as it is done (a run cut short still prints what it measured)."""
+    print(f"# {p['at']:.1f} s: {what}: wall {p['wall']:.2f} s, exit {p['rc']}, hits {p['hits']}, "
+          f"unembedded {p['unembedded']}, unindexed {p['unindexed']}, peak RSS {p['rss_mb']:.0f} MB, "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10_000)
@@ -113,7 +121,9 @@ def main() -> None:
         i = 0
         while not done.wait(args.probe):
             at = time.perf_counter() - started
-            probes.append({"at": at, **search(store, env, QUERIES[i % len(QUERIES)])})
+            p = {"at": at, **search(store, env, QUERIES[i % len(QUERIES)])}
+            probes.append(p)
+            show("probe during the import", p)
             i += 1
 
     started = time.perf_counter()
@@ -122,8 +132,13 @@ def main() -> None:
     imp = run(["--store", str(store), "import", str(src), *(["--no-embed"] if args.no_embed else [])], env)
     done.set()
     th.join()
+    print(f"# {time.perf_counter() - started:.1f} s: `mem import` done: wall {imp['wall']:.1f} s, exit {imp['rc']}, "
+          f"peak RSS {imp['rss_mb']:.0f} MB, load {os.getloadavg()[0]:.1f}", flush=True)
     assert imp["rc"] == 0, imp["err"][-2000:]
-    after = [search(store, env, q) for q in QUERIES]
+    after = []
+    for q in QUERIES:
+        after.append(search(store, env, q))
+        show("search after the import", {"at": time.perf_counter() - started, **after[-1]})
     from mem.format.index.derived import index_stats
     from mem.format.store.store import Store
 

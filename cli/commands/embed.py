@@ -55,7 +55,8 @@ def embed_written(store: Store, *, no_embed: bool, wrote: int) -> dict[str, Any]
 
     if no_embed:
         if wrote:
-            info(f"vectors deferred (--no-embed): run `{CATCH_UP}` to embed the records written")
+            info(f"vectors deferred (--no-embed): run `{CATCH_UP}` to index and embed the records written "
+                 "(a search meanwhile indexes a limited number of them each time)")
         return {"deferred": True, "embedded": 0, "left": None, "catch_up": CATCH_UP}
     if not wrote:
         return {"deferred": False, "embedded": 0, "left": 0}

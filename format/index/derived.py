@@ -54,6 +54,15 @@ FULL_SCAN_SECONDS: float = default("search", "full_scan_seconds")
 #: find the lock held (bench/README.md, "The first search during an import").
 READ_BEFORE_LOCK = 64
 
+#: The most records a search indexes before it answers (``refresh(limit=...)``): write-journal
+#: entries applied plus new or changed record files read. The rest (a `mem import --no-embed`
+#: of thousands, a `git pull` of a big folder) is left to the next searches (each indexes this
+#: many more) or to `mem embed` (which indexes and embeds it all): meanwhile a search answers
+#: from the index as it is and counts what it cannot find (``staleness.unindexed``). A store of
+#: at most this many records (a few hundred added by hand) is indexed whole by its first search.
+#: bench/README.md, "A search never waits on a backlog of indexing".
+SEARCH_INDEX_LIMIT = 1000
+
 
 def _auto_full(store: Store, lex: LexicalIndex, periodic: bool = True, only: Sequence[str] | None = None) -> bool:
     """Whether this refresh should stat every file (to catch in-place edits); of the scopes
@@ -71,7 +80,7 @@ def _auto_full(store: Store, lex: LexicalIndex, periodic: bool = True, only: Seq
 
 def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None = None,
             periodic: bool = True, only: Sequence[str] | None = None,
-            pause: Callable[[], None] | None = None) -> Staleness:
+            pause: Callable[[], None] | None = None, limit: int | None = None) -> Staleness:
     """Apply changes made outside mem to the lexical index (and drop their stale vectors).
 
     Builds the lexical index when it does not exist. Takes the store's writer lock while it
@@ -81,6 +90,10 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
     searchers) once per FULL_SCAN_SECONDS. ``only``: the scopes a search is confined to, the
     only ones looked at (a store of 2,000 scopes: one stat instead of 2,000). ``pause``: see
     ``_plan`` (the background full scan of a long-lived searcher, ``format/index/follower.py``).
+    ``limit``: index at most this many records (journal entries and files read; a search's
+    SEARCH_INDEX_LIMIT), leaving the rest for the next refresh; the result's ``left`` then
+    counts them as ``staleness.unindexed`` does (-1: not counted, call it). With no index, one is built whole for a store
+    of at most ``limit`` records, else started empty and given ``limit`` of them.
     """
     from mem.format.index.lexical import LexicalIndex
 
@@ -88,11 +101,23 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
     if lex is None:
         lex = LexicalIndex.open(store.index_dir)
     if lex is None:
-        build_if_absent(store)
-        return Staleness(lexical_missing=True)
+        if limit is None or not _more_records_than(store, limit) or not start_empty(store):
+            # (an older mem's index is rebuilt whole, as is one another process built meanwhile)
+            build_if_absent(store)
+            return Staleness(lexical_missing=True)
+        lex = LexicalIndex.open(store.index_dir)
+        if lex is None:
+            from mem.format.base.errors import IndexUnavailableError
+
+            raise IndexUnavailableError("the lexical index could not be started", path=store.index_dir)
     try:
+        left = limit
         if (store.index_dir / PENDING_FILE).exists():
-            _apply_pending_locked(store, lex)
+            applied, kept = _apply_pending_locked(store, lex, limit=limit)
+            if left is not None:
+                left -= applied
+                if kept:  # the budget went to the journal: the folders are looked at next time
+                    return Staleness(left=-1)
         if full is None:
             full = _auto_full(store, lex, periodic, only)
         # before the lock, the plan only finds whether there is work: it reads at most
@@ -118,12 +143,16 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
                 return plan.staleness  # rebuilt meanwhile: the caller reopens the new one
             lex.manifest = m
             lex._docs_delta = 0 if "docs" in m else None
-            plan = _plan(store, lex, full, only)  # again, under the lock, from the manifest on disk
+            # again, under the lock, from the manifest on disk; a scope with files left unread
+            # keeps no recorded mtime (``_plan``): the next refresh lists it again
+            plan = _plan(store, lex, full, only, read_limit=left)
             _apply(store, lex, plan.puts, plan.deletes)
             lex.save_manifest(plan.mtimes)
         sess = _session_of(store)
         if sess is not None:
             sess.mark_clean(plan.mtimes, only)
+        # (the journal is applied: what the plan left is what ``unindexed`` would count)
+        plan.staleness.left = len(plan.unread)
         return plan.staleness
     finally:
         if own:
@@ -144,6 +173,40 @@ def _save_full_scan(store: Store, lex: LexicalIndex) -> None:
         lex.manifest = m
         lex._docs_delta = 0 if "docs" in m else None
         lex.save_manifest()
+
+
+def _more_records_than(store: Store, n: int) -> bool:
+    """Whether the store holds more than ``n`` record files (listed, never read or stat'ed)."""
+    from mem.format.rules.layout import record_ids, scope_names
+
+    seen = 0
+    for s in scope_names(str(store.records_dir)):
+        seen += len(record_ids(str(store.records_dir / s)))
+        if seen > n:
+            return True
+    return False
+
+
+def start_empty(store: Store) -> bool:
+    """Make an empty lexical index live when there is none (under the writer lock, the pointer
+    read again there); it records no scope, so the next refresh lists every scope and indexes
+    what it finds. False when an index (of any schema) exists meanwhile: nothing is done."""
+    from mem.format.index.common import new_generation
+    from mem.format.index.lexical import build_lexical
+
+    with store.lock:
+        if read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND) is not None:
+            return False
+        dest = new_build_dir(store.index_dir)
+        try:
+            manifest = build_lexical(dest / new_generation("lexical"), (), {})
+            swap_in(store, BuiltIndexes(dest, lexical=manifest))
+        except BaseException:
+            from mem.format.index.common import remove_tree
+
+            remove_tree(dest)
+            raise
+        return True
 
 
 def build_if_absent(store: Store) -> bool:
@@ -192,5 +255,6 @@ __all__ = [
     "refresh",
     "secure",
     "staleness",
+    "start_empty",
     "swap_in",
 ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +80,9 @@ class Follower:
         #: (None: not counted yet), and the refusal that kept it from updating the index
         self.left: int | None = None
         self.refused: MemError | None = None
+        #: while ``refused`` is a lock timeout: the records per scope the index does not hold as
+        #: they are on disk (``staleness.unindexed_by_scope``), counted once per refused round
+        self.unindexed: dict[str, int] = {}
         self._unreadable: set[str] = set()
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -138,6 +141,12 @@ class Follower:
             while self._covered < target and self._thread is not None and not self._stop.is_set():
                 self._wake.set()
                 self._cond.wait(0.5)
+
+    def unindexed_in(self, scopes: Sequence[str] | None) -> int:
+        """Of the records the last refused round counted (``unindexed``), those of ``scopes``
+        (None: every scope)."""
+        counts = self.unindexed
+        return sum(counts.values()) if scopes is None else sum(counts.get(s, 0) for s in set(scopes))
 
     def take_unreadable(self) -> list[str]:
         """Record files the rounds could not read since the last call (a search reports them)."""
@@ -253,7 +262,13 @@ class Follower:
                 if poked or asked:
                     self._backfill(store, lex, drain)
             self.refused = None
+            self.unindexed = {}
         except (LockTimeoutError, ReadOnlyStoreError) as exc:
+            if isinstance(exc, LockTimeoutError) and self._lex is not None and self._store is not None:
+                from mem.format.index.staleness import unindexed_by_scope
+
+                # counted here, once a round, so that each search only adds up its scopes'
+                self.unindexed = unindexed_by_scope(self._store, self._lex)
             self.refused = exc
         finally:
             with self._cond:

@@ -151,19 +151,23 @@ def _read_pending(store: Store) -> list[tuple[str, str, str]]:
     return out
 
 
-def _apply_pending(store: Store, lex: LexicalIndex, *, deletes_only: bool = False) -> int:
-    """Apply the write journal to the index (under the writer lock); returns entries applied.
+def _apply_pending(store: Store, lex: LexicalIndex, *, deletes_only: bool = False,
+                   limit: int | None = None) -> tuple[int, int]:
+    """Apply the write journal to the index (under the writer lock); returns how many records
+    were put into the index, and how many entries stay journaled.
 
     ``deletes_only`` (a forget): apply the removals now and keep the other entries journaled for
     the next search, which applies them with their vectors (their embedding is not a forget's
-    work, and must not become a backlog)."""
+    work, and must not become a backlog). ``limit``: put at most this many records (removals are
+    all applied), keeping the rest journaled, in order, for the next refresh (a search's
+    budget, ``derived.SEARCH_INDEX_LIMIT``)."""
     import json
 
     from mem.format.base.fsutil import atomic_write, remove_file
 
     entries = _read_pending(store)
     if not entries:
-        return 0
+        return 0, 0
     latest: dict[tuple[str, str], str] = {}
     for op, scope, rid in entries:
         latest[(scope, rid)] = op
@@ -175,7 +179,7 @@ def _apply_pending(store: Store, lex: LexicalIndex, *, deletes_only: bool = Fals
         if op == "delete" or store.is_forgotten(scope, rid):
             deletes.append((scope, rid))
             continue
-        if deletes_only:
+        if deletes_only or (limit is not None and len(puts) >= limit):
             kept.append((op, scope, rid))
             continue
         try:
@@ -190,18 +194,21 @@ def _apply_pending(store: Store, lex: LexicalIndex, *, deletes_only: bool = Fals
         atomic_write(store.index_dir / PENDING_FILE, lines, store.config.file_mode)
     else:
         remove_file(store.index_dir / PENDING_FILE)
-    return len(entries) - len(kept)
+    return len(puts), len(kept)
 
 
-def _apply_pending_locked(store: Store, lex: LexicalIndex, *, deletes_only: bool = False) -> None:
+def _apply_pending_locked(store: Store, lex: LexicalIndex, *, deletes_only: bool = False,
+                          limit: int | None = None) -> tuple[int, int]:
     """Take the writer lock and apply the write journal to ``lex`` if it is still the current
-    generation (a swap meanwhile deleted the journal with the old generation)."""
+    generation (a swap meanwhile deleted the journal with the old generation); returns what
+    ``_apply_pending`` returns ((0, 0) when it did not run)."""
     with store.lock:
         m = read_pointer(store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
         if m is not None and m["generation"] == lex.generation:
             lex.manifest = m
             lex._docs_delta = 0 if "docs" in m else None
-            _apply_pending(store, lex, deletes_only=deletes_only)
+            return _apply_pending(store, lex, deletes_only=deletes_only, limit=limit)
+    return 0, 0
 
 
 def purge_now(store: Store) -> None:

@@ -41,6 +41,9 @@ class Staleness:
     lexical_missing: bool = False
     #: the store's scopes as the refresh listed them (None when it listed none); not reported
     store_scopes: list[str] | None = field(default=None, repr=False, compare=False)
+    #: a refresh bounded by its ``limit`` left records unindexed: how many, as ``unindexed``
+    #: counts them (-1: not counted, call it); not reported
+    left: int = field(default=0, repr=False, compare=False)
 
     @property
     def stale(self) -> bool:
@@ -205,7 +208,10 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
                 deletes.append((s, rid))
                 st.removed.append(rid)
                 changed_here = True
-        mtimes[s] = cur[s]
+        if unread and unread[-1][0] == s:
+            mtimes.pop(s, None)  # files left unread: not known to match, listed again next time
+        else:
+            mtimes[s] = cur[s]
         if changed_here or old.get(s) != cur[s]:
             st.scopes_changed.append(s)
     return _Plan(st, puts, deletes, mtimes, unread)
@@ -217,19 +223,29 @@ def unindexed(store: Store, lex: LexicalIndex | None, only: Iterable[str] | None
     and not yet applied; every record when there is no index (``lex`` None). Listed and stat'ed,
     never read (about 4 us a file): what a search that cannot take the writer lock to index them
     says it cannot find."""
+    return sum(unindexed_by_scope(store, lex, only).values())
+
+
+def unindexed_by_scope(store: Store, lex: LexicalIndex | None, only: Iterable[str] | None = None) -> dict[str, int]:
+    """``unindexed``, per scope (the scopes with none left out): a long-lived searcher's
+    background thread counts them once, each search adds up those of its scopes."""
     from mem.format.index.session import _read_pending
 
     wanted = None if only is None else set(only)
+    out: dict[str, int] = {}
     if lex is None:
-        n = 0
         for s in _scope_dirs(store, wanted):
             tomb = store.tombstones.load(s).ids
-            n += sum(1 for rid, _fst in record_files(str(store.records_dir / s)) if rid not in tomb)
-        return n
+            n = sum(1 for rid, _fst in record_files(str(store.records_dir / s)) if rid not in tomb)
+            if n:
+                out[s] = n
+        return out
     # the scopes of mem's journaled writes are looked at whatever their mtime (the journal
     # advanced their recorded mtime): each journaled file not indexed as it is, is then listed
     journaled = {s for _op, s, _rid in _read_pending(store) if wanted is None or s in wanted}
-    return len(_plan(store, lex, False, only, read_limit=0, also=journaled).unread)
+    for s, _rid in _plan(store, lex, False, only, read_limit=0, also=journaled).unread:
+        out[s] = out.get(s, 0) + 1
+    return out
 
 
 def staleness(store: Store, *, full: bool = False) -> Staleness:

@@ -351,10 +351,10 @@ class Searcher(Fusion, LaterStages):
                 hits, stale = self._fuse(used, lex_hits, vec_hits, flt, at, explain, vec, qvec, weights, lex,
                                          None if everyone else want, views, tomb, inputs, date_hits)
                 if stale:
-                    from mem.format.index.derived import refresh
+                    from mem.format.index.derived import SEARCH_INDEX_LIMIT, refresh
 
                     try:
-                        refresh(self.store, lex=lex, full=False)
+                        refresh(self.store, lex=lex, full=False, limit=SEARCH_INDEX_LIMIT)
                         self._reindex(lex, stale)
                     except LockTimeoutError:
                         warnings.append("some index entries were stale and could not be refreshed (store locked)")

@@ -40,6 +40,21 @@ BACKFILL_LIMIT: int | None = 32
 READER_LOCK_WAIT = 0.5
 LOCKED_WARNING = "the store is locked by a writer: the index was not refreshed; results may miss the latest changes"
 
+def locked_warning(n: int) -> str:
+    """What a search says when a writer kept it from refreshing the index, ``n`` records of its
+    scopes not searchable until then (``staleness.unindexed``)."""
+    return LOCKED_WARNING + (f" ({n} records not searchable yet)" if n else "")
+
+
+def unindexed_warning(n: int) -> str:
+    """What a search says of the ``n`` records its index does not hold yet because there were
+    more to index than a search indexes (``derived.SEARCH_INDEX_LIMIT``)."""
+    from mem.format.index.derived import SEARCH_INDEX_LIMIT
+
+    return (f"{n} records are not searchable yet: a search indexes at most {SEARCH_INDEX_LIMIT} new records "
+            "before it answers; run `mem embed` to index and embed them all now")
+
+
 #: What a search of a store it cannot write says (spec/cli/search.md, "A read-only store").
 READ_ONLY_WARNING = ("the store is read-only here: the index was not refreshed, and results come from it as it "
                      "is (changes since it was last updated may be missing or left out)")
@@ -178,7 +193,7 @@ class SearcherResources:
         index holds them. When the lock keeps the refresh out, the index is used as it is and
         ``_unindexed`` counts the records it does not hold as they are."""
         from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
-        from mem.format.index.derived import refresh
+        from mem.format.index.derived import SEARCH_INDEX_LIMIT, refresh
         from mem.format.index.lexical import LexicalIndex, older_schema
 
         idx_dir = self.store.index_dir
@@ -187,10 +202,15 @@ class SearcherResources:
             self._follower.wait_for_writes()
         m = self._pointers.read(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
         self._unindexed = 0
+        left = 0  # records a bounded refresh left unindexed (-1: not counted)
         if m is None or older_schema(m):
             try:
                 with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
-                    refresh(self.store)  # builds it (anew, when an older mem built it)
+                    # builds it (anew, when an older mem built it); a store of more records than
+                    # a search indexes gets an index of that many, the rest counted below
+                    left = refresh(self.store, limit=SEARCH_INDEX_LIMIT).left
+                if left and scopes is not None:
+                    left = -1  # (counted in every scope: this search's are counted below)
             except LockTimeoutError:
                 # another process writes (an import's records, or it builds the index itself):
                 # no index to answer from, and none is built here; the caller says so
@@ -227,24 +247,35 @@ class SearcherResources:
             # answers from what it has committed (reopened above when it changed)
             self._unreadable.update(fol.take_unreadable())
             if isinstance(fol.refused, LockTimeoutError):
-                warnings.append(LOCKED_WARNING)
+                self._unindexed = fol.unindexed_in(scopes)
+                warnings.append(locked_warning(self._unindexed))
             elif isinstance(fol.refused, ReadOnlyStoreError):
                 warnings.append(READ_ONLY_WARNING)
             fol.poke()
             return self._lex
         try:
             # a long-lived searcher's periodic full scan runs in its background thread
-            with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
-                st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes)
-            self._unreadable.update(st.unreadable)
-            self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
+            if not left:  # (the index just started has had this search's budget)
+                with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
+                    st = refresh(self.store, lex=self._lex, full=None, periodic=False, only=scopes,
+                                 limit=SEARCH_INDEX_LIMIT)
+                self._unreadable.update(st.unreadable)
+                self._scopes_now = st.store_scopes  # what it listed: the scopes of a search of them all
+                left = st.left
+            if left:  # a backlog beyond the budget: counted, left to the next searches
+                if left < 0:
+                    from mem.format.index.staleness import unindexed
+
+                    left = unindexed(self.store, self._lex, scopes)
+                self._unindexed = left
+                if self._unindexed:
+                    warnings.append(unindexed_warning(self._unindexed))
         except LockTimeoutError:
             from mem.format.index.staleness import unindexed
 
             # what the writer has written that this search cannot index: counted, not read
             self._unindexed = unindexed(self.store, self._lex, scopes)
-            warnings.append(LOCKED_WARNING + (f" ({self._unindexed} records not searchable yet)"
-                                              if self._unindexed else ""))
+            warnings.append(locked_warning(self._unindexed))
         except ReadOnlyStoreError:
             warnings.append(READ_ONLY_WARNING)
         return self._lex
