@@ -212,6 +212,10 @@ class SessionOptions:
     pass
 
 
+class RunOptions:
+    terminate = False
+
+
 class InferenceSession:
     """onnxruntime as a broken install: the session is made, every run fails."""
 
