@@ -408,6 +408,12 @@ def _safe_yaml(fm: str, path: str | None, line_offset: int) -> dict[str, Any]:
         ) from None
     except yaml.YAMLError as exc:
         raise RecordParseError(f"frontmatter is not valid YAML: {exc}", path=path, rule="E102.2") from None
+    except (ValueError, OverflowError) as exc:
+        # a scalar YAML resolves to a type whose value is impossible: a timestamp on day 0 or
+        # 30 February, an integer past float range; yaml's constructors raise these bare
+        raise RecordParseError(
+            f"frontmatter is not valid YAML: a value cannot be read ({exc})", path=path, rule="E102.2"
+        ) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -225,3 +225,15 @@ def test_a_grammar_token_changed_is_followed_by_the_writer_and_every_reader(
     monkeypatch.undo()
     recordtext._CANONICAL = None
     assert recordtext.scan_canonical(before) == lean_of(rec)
+
+
+@pytest.mark.parametrize("value", ["2024-02-0T04:05:06.007Z", "2024-02-30T04:05:06Z", "2023-13-01"])
+def test_an_impossible_date_is_refused_by_every_reader(value: str, tmp_path: Path) -> None:
+    """A hand-edited timestamp that YAML resolves but no calendar holds (day 0, 30 February,
+    month 13) is a record the full reader refuses with E102.2, not a bare ValueError; no other
+    reader path reads it as a record."""
+    text = f"---\nid: 01HZX3J4K5M6N7P8Q9R0S1T2V3\ncreated: {value}\n---\nhello\n"
+    with pytest.raises(RecordParseError) as err:
+        parse_record(text, "notes/x.md")
+    assert err.value.rule == "E102.2" and "notes/x.md" in str(err.value)
+    every_path(text, None, tmp_path)
