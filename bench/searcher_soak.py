@@ -19,6 +19,16 @@ duration), the background thread's rounds (``Follower.round`` wrapped: a full sc
 changed the index, or one that did neither), the `mem add` processes, and the load average
 sampled every 5 s. Prints the slow searches by what overlapped them, per minute, and the 15
 slowest each with its overlaps.
+
+The searcher's memory (``--rss-every``, 2 s by default; 0: off): the process's resident set
+(``VmRSS`` of /proc/self/status, Linux) and the collector's frozen objects
+(``gc.get_freeze_count``) sampled every so many seconds and after each round of the background
+thread that changed the index or ran a full scan. Prints the RSS at the start (after the warm-up
+searches), the middle and the end, its maximum, its median per minute, and its trend over the
+index-changing rounds (least squares, MB per 100 rounds, over all of them and over the second
+half, past the warm-up). At the end, after the timed run, the searcher's frozen objects are
+unfrozen and collected: the count of unreachable ones is the garbage freezing had kept from the
+collector (with ``freeze_gc``, cyclic garbage made from frozen objects is never collected).
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from mem.format.search.engine import open_searcher
 
@@ -50,6 +61,8 @@ def main() -> None:
     ap.add_argument("--no-timeline", dest="timeline", action="store_false")
     ap.add_argument("--no-freeze", dest="freeze", action="store_false",
                     help="open the searcher without freeze_gc (the MCP server and --batch freeze)")
+    ap.add_argument("--rss-every", type=float, default=2.0,
+                    help="sample the process's RSS every so many seconds (0: not at all, nor after rounds)")
     args = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = args.embedder
     env = {**os.environ, "MEM_ACTOR": "bench@bench", "NO_COLOR": "1"}
@@ -61,7 +74,9 @@ def main() -> None:
     stop = threading.Event()
     writes: list[float] = []
     new_ids: set[str] = set()  # records the `mem add`s made (an add of a content already stored makes none)
-    tl = Timeline(getattr(s, "_follower", None)) if args.timeline else None
+    follower = getattr(s, "_follower", None)
+    tl = Timeline() if args.timeline else None
+    mem_log = Memory() if args.rss_every > 0 else None
     # this run's own contents: `mem add` is idempotent, and a store an earlier run wrote to holds
     # that run's notes (run on such a copy, 105 of 110 adds wrote nothing)
     run = time.strftime("%Y%m%d%H%M%S")
@@ -86,6 +101,9 @@ def main() -> None:
     t0 = time.perf_counter()
     if tl is not None:
         tl.start(t0, stop)
+    if mem_log is not None:
+        mem_log.start(t0, stop, args.rss_every)
+    watch_rounds(follower, tl, mem_log)
     end = t0 + args.minutes * 60
     i = 0
     while time.perf_counter() < end:
@@ -97,17 +115,18 @@ def main() -> None:
     th.join()
     if tl is not None:
         tl.stop()
-    follower = getattr(s, "_follower", None)
+    if mem_log is not None:
+        mem_log.sample("end", t0)
     scans = getattr(follower, "scans", None)
     rounds = getattr(follower, "rounds", None)
     s.close()
     ms = sorted(x[1] * 1000 for x in lat)
     p50 = statistics.median(ms)
-    q = statistics.quantiles(ms, n=100, method="inclusive")
+    pct = statistics.quantiles(ms, n=100, method="inclusive")
     over = sum(1 for x in ms if x > 5 * p50)
     print("| measure | value |\n|---|---|")
     print(f"| searches (hybrid, one long-lived searcher) | {len(ms):,} in {args.minutes:g} min |")
-    print(f"| p50 / p90 / p99 / max | {p50:.1f} / {q[89]:.1f} / {q[98]:.1f} / {ms[-1]:.1f} ms |")
+    print(f"| p50 / p90 / p99 / max | {p50:.1f} / {pct[89]:.1f} / {pct[98]:.1f} / {ms[-1]:.1f} ms |")
     print(f"| max / p50 | {ms[-1] / p50:.1f}x |")
     print(f"| searches over 5x p50 | {over} |")
     print(f"| full scans run by the background thread | {scans} |")
@@ -118,22 +137,124 @@ def main() -> None:
     print("slowest: " + ", ".join(f"{x[1] * 1000:.0f} ms at {x[0]:.0f} s" for x in slow))
     if tl is not None:
         tl.report(lat, 5 * p50 / 1000, t0)
+    if mem_log is not None:
+        mem_log.report(args.minutes * 60)
+        del s
+        gc.unfreeze()  # after the timed run: what freezing kept from the collector
+        print(f"after the run: gc.unfreeze() then gc.collect() found {gc.collect()} unreachable objects "
+              f"(the searcher closed); RSS {rss_mb():.1f} MB")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 
 Span = tuple[float, float, str]  # (start, end, what), perf_counter seconds
 
 
+def rss_mb() -> float:
+    """The process's resident set now, MB (VmRSS; NaN where /proc is not there)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) -> None:
+    """Wrap the background thread's ``round`` to note, after each, its kind (a full scan, a
+    round that changed the index, or one that did neither) and span for the timeline, and the
+    RSS after each scan or change."""
+    if follower is None or (tl is None and mem_log is None):
+        return
+    f: Any = follower
+    real = f.round
+
+    def round_(poked: bool = True) -> None:
+        scans, rounds, t = f.scans, f.rounds, time.perf_counter()
+        try:
+            real(poked)
+        finally:
+            kind = "scan" if f.scans != scans else "change" if f.rounds != rounds else "round"
+            if tl is not None:
+                tl.rounds.append((t, time.perf_counter(), kind))
+            if mem_log is not None and kind != "round":
+                mem_log.sample(kind, mem_log.t0)
+
+    f.round = round_
+
+
+class Memory:
+    """The searcher process's RSS and frozen-object count over the run (see the module text)."""
+
+    def __init__(self) -> None:
+        #: (seconds into the run, what: "tick" | "change" | "scan" | "end", RSS MB, frozen objects)
+        self.samples: list[tuple[float, str, float, int]] = []
+        self.t0 = 0.0
+        self.start_rss = (rss_mb(), gc.get_freeze_count())  # after the warm-up searches
+
+    def sample(self, what: str, t0: float) -> None:
+        self.samples.append((time.perf_counter() - t0, what, rss_mb(), gc.get_freeze_count()))
+
+    def start(self, t0: float, stop: threading.Event, every: float) -> None:
+        self.t0 = t0
+
+        def tick() -> None:
+            while not stop.wait(every):
+                self.sample("tick", t0)
+
+        threading.Thread(target=tick, daemon=True).start()
+
+    def report(self, seconds: float) -> None:
+        if not self.samples:
+            return
+        at = [x[0] for x in self.samples]
+        mid = min(self.samples, key=lambda x: abs(x[0] - seconds / 2))
+        end = self.samples[-1]
+        peak = max(self.samples, key=lambda x: x[2])
+        print("| searcher RSS | MB | frozen objects |\n|---|---|---|")
+        print(f"| at the start (warmed) | {self.start_rss[0]:.1f} | {self.start_rss[1]:,} |")
+        print(f"| in the middle ({mid[0]:.0f} s) | {mid[2]:.1f} | {mid[3]:,} |")
+        print(f"| at the end ({end[0]:.0f} s) | {end[2]:.1f} | {end[3]:,} |")
+        print(f"| maximum ({peak[0]:.0f} s) | {peak[2]:.1f} | {peak[3]:,} |")
+        per_min: dict[int, list[float]] = {}
+        for t, _w, r, _f in self.samples:
+            per_min.setdefault(int(t // 60), []).append(r)
+        print("RSS median per minute, MB: " + ", ".join(f"{m}: {statistics.median(v):.1f}"
+                                                        for m, v in sorted(per_min.items())))
+        rounds = [(r, fz) for _t, w, r, fz in self.samples if w in ("change", "scan")]
+        print(f"{len(self.samples)} samples over {at[-1]:.0f} s; after each of {len(rounds)} index-changing "
+              f"rounds and scans: RSS first / last {rounds[0][0] if rounds else float('nan'):.1f} / "
+              f"{rounds[-1][0] if rounds else float('nan'):.1f} MB, frozen first / last "
+              f"{rounds[0][1] if rounds else 0:,} / {rounds[-1][1] if rounds else 0:,}")
+        if len(rounds) >= 4:
+            half = rounds[len(rounds) // 2:]
+            print(f"RSS trend over those rounds: {100 * slope([r for r, _f in rounds]):+.2f} MB per 100 rounds "
+                  f"(all), {100 * slope([r for r, _f in half]):+.2f} (second half); frozen objects "
+                  f"{100 * slope([float(f) for _r, f in rounds]):+.0f} per 100 rounds (all), "
+                  f"{100 * slope([float(f) for _r, f in half]):+.0f} (second half)")
+        print("RSS after each index-changing round or scan, MB: "
+              + " ".join(f"{r:.0f}" for r, _f in rounds))
+
+
+def slope(ys: list[float]) -> float:
+    """Least-squares slope of ys against 0, 1, 2, ... (per step)."""
+    n = len(ys)
+    mx = (n - 1) / 2
+    my = sum(ys) / n
+    den = sum((i - mx) ** 2 for i in range(n))
+    return sum((i - mx) * (y - my) for i, y in enumerate(ys)) / den if den else 0.0
+
+
 class Timeline:
     """Times of what may slow a search, noted by hooks (see the module text)."""
 
-    def __init__(self, follower: object) -> None:
+    def __init__(self) -> None:
         self.gcs: list[Span] = []
-        self.rounds: list[Span] = []
+        self.rounds: list[Span] = []  # noted by watch_rounds
         self.writes: list[tuple[float, float]] = []
         self.loads: list[tuple[float, float]] = []
         self._gc_start: float | None = None
-        self._follower = follower
         self._sampler: threading.Thread | None = None
 
     def _gc(self, phase: str, info: dict[str, int]) -> None:
@@ -145,20 +266,6 @@ class Timeline:
 
     def start(self, t0: float, stop: threading.Event) -> None:
         gc.callbacks.append(self._gc)
-        f = self._follower
-        if f is not None:
-            real = f.round  # type: ignore[attr-defined]
-
-            def round_(poked: bool = True) -> None:
-                scans, rounds, t = f.scans, f.rounds, time.perf_counter()  # type: ignore[attr-defined]
-                try:
-                    real(poked)
-                finally:
-                    kind = ("scan" if f.scans != scans else  # type: ignore[attr-defined]
-                            "change" if f.rounds != rounds else "round")  # type: ignore[attr-defined]
-                    self.rounds.append((t, time.perf_counter(), kind))
-
-            f.round = round_  # type: ignore[attr-defined]
 
         def sample() -> None:
             while not stop.wait(5.0):
