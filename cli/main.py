@@ -2,7 +2,9 @@
 
 ``mem --version`` answers before typer is imported; everything else builds the typer app from
 the command modules listed in :mod:`mem.cli.app`. Library errors (:class:`MemError`) become a
-message on stderr and their documented exit status; nothing prints a traceback.
+message on stderr and their documented exit status; nothing prints a traceback. A Ctrl-C
+(SIGINT) ends any command with exit 130 and the one line ``mem: interrupted``, whenever it comes
+once :func:`run` has started: while the modules import, while the command runs, or as it ends.
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import typer
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _said_interrupted
+    _said_interrupted = False
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["--version"], ["-V"]):
         from mem import __version__
@@ -30,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
             return fast
     from mem.cli.app import build_app, command_module_for
     from mem.cli.common import report_error
-    from mem.format.base.errors import ExitCode, MemError
+    from mem.format.base.errors import MemError
 
     only = command_module_for(args)
     app = build_app(only)
@@ -49,9 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemError as exc:
         report_error(exc)
         return int(exc.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("mem: interrupted\n")
-        return int(ExitCode.INTERRUPTED)
+    except (KeyboardInterrupt, _Interrupted):
+        return _interrupted()
     except BrokenPipeError:
         # the reader went away (e.g. `mem list | head`): not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -71,6 +76,27 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+class _Interrupted(BaseException):
+    """A KeyboardInterrupt on its way out of the click group: typer turns a KeyboardInterrupt
+    into a silent ``Exit(130)``, which :func:`main` could not tell from a command's own exit 130
+    (``mem embed`` and ``mem rebuild`` report theirs), so it would end with no line."""
+
+
+def _keep_interrupts(group: object) -> None:
+    """Let a Ctrl-C while the group parses the arguments or runs the command reach :func:`main`
+    (as :class:`_Interrupted`) instead of typer's silent exit."""
+    for name in ("make_context", "invoke"):
+        real = getattr(group, name)
+
+        def passing(*a: object, _real: Any = real, **kw: object) -> Any:
+            try:
+                return _real(*a, **kw)
+            except KeyboardInterrupt as exc:
+                raise _Interrupted from exc
+
+        setattr(group, name, passing)
+
+
 def _run_click(app: typer.Typer, args: list[str]) -> int:
     """Run the click group of ``app``; usage errors reported as --json-errors asks."""
     import typer
@@ -80,6 +106,7 @@ def _run_click(app: typer.Typer, args: list[str]) -> int:
     from mem.cli.common import OPTIONS, report_usage_error
 
     group = typer.main.get_command(app)
+    _keep_interrupts(group)
     at = command_index(args)
     if at is not None and hasattr(group, "commands"):
         args = hoist_global_options(args, group.commands.get(args[at]))
@@ -105,8 +132,49 @@ def _run_click(app: typer.Typer, args: list[str]) -> int:
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
 
+#: Set once this run of :func:`main` has written ``mem: interrupted``: a second Ctrl-C while the
+#: first is reported ends the process the same way, without a second line.
+_said_interrupted = False
+
+
+def _interrupted() -> int:
+    """Report a Ctrl-C (once) and return its exit status (``ExitCode.INTERRUPTED``, 130)."""
+    global _said_interrupted
+    if not _said_interrupted:
+        _said_interrupted = True
+        sys.stderr.write("mem: interrupted\n")
+    from mem.format.base.errors import ExitCode
+
+    return int(ExitCode.INTERRUPTED)
+
+
+def _ignore_sigint() -> None:
+    """From here on a Ctrl-C changes nothing: the command has ended (or has been interrupted) and
+    the process only reports and exits; a KeyboardInterrupt now would print a traceback."""
+    import contextlib
+    import signal
+
+    with contextlib.suppress(ValueError, OSError):  # not the main thread: nothing to change
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run() -> None:
-    code = main()
+    """The ``mem`` executable: :func:`main`, then the exit.
+
+    A KeyboardInterrupt raised before :func:`main` handles it (while ``mem.cli.app``, typer or a
+    command's modules import, before the command runs) ends the process here with exit 130 and
+    one line, as one raised in the command does. Once :func:`main` has returned or raised,
+    SIGINT is ignored: a Ctrl-C during the report or the interpreter's finalization would
+    otherwise print a traceback (or ``Exception ignored in ...``) after the command ended.
+    """
+    try:
+        try:
+            code = main()
+        finally:
+            _ignore_sigint()
+    except KeyboardInterrupt:
+        _ignore_sigint()  # (a second Ctrl-C that came before the first ignore took effect)
+        code = _interrupted()
     fast = sys.modules.get(f"{__package__}.searchfast")
     if fast is not None and getattr(fast, "answered_read_only", False) and sys.gettrace() is None:
         # The lean read path answered `mem search`: nothing was written, locked or left open.
