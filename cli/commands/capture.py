@@ -143,13 +143,24 @@ def _watch(store, folders: list[Path], fmt: str, scope: str, scope_from: str | N
 
     signal.signal(signal.SIGTERM, stop)
     state = WatchState()
-    info(f"watching {', '.join(str(f) for f in folders)} every {interval:g}s (Ctrl-C stops)")
-    try:
+    try:  # (the start line inside: a Ctrl-C as soon as it is shown stops the watcher as it says)
+        info(f"watching {', '.join(str(f) for f in folders)} every {interval:g}s ({_how_to_stop()})")
         watch(store, folders, interval=interval, fmt=fmt, scope=scope, scope_from=scope_from,
               on_report=on_report, on_error=on_error, state=state)
     except KeyboardInterrupt:
         info(f"stopped watching: {state.captured} captured from {state.files_read} file read(s) "
              f"in {state.passes} pass(es)")
+
+
+def _how_to_stop() -> str:
+    """How the person can stop the watcher: Ctrl-C, unless this process ignores SIGINT (a
+    background job of a non-interactive shell inherits that): then SIGTERM, with the pid."""
+    import os
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return f"Ctrl-C is ignored here; `kill {os.getpid()}` (SIGTERM) stops it"
+    return "Ctrl-C stops"
 
 
 #: The outcomes of a dry run's rows that name a write, as what a run would do.

@@ -304,6 +304,72 @@ def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path
     assert sorted(_contents(store_dir)) == sorted(EXPECTED[CLAUDE])
 
 
+def _watcher(tmp_path: Path, sigint: object) -> tuple[object, Path, Path]:
+    """A `mem capture --watch --json` over an empty folder, started with SIGINT at ``sigint``."""
+    import signal
+    import subprocess
+
+    from tests.conftest import MEM_EXE
+
+    store_dir = tmp_path / "store"
+    run_mem("init", str(store_dir))
+    projects = tmp_path / "projects"
+    projects.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "MEM_STORE"} | {"TZ": "UTC", "NO_COLOR": "1"}
+    assert MEM_EXE
+    proc = subprocess.Popen(
+        [MEM_EXE, "--store", str(store_dir), "capture", "--watch", "--json", "--interval", "0.1", str(projects)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),  # type: ignore[arg-type]
+    )
+    return proc, store_dir, projects
+
+
+def _stopped(proc, sig: int) -> str:  # type: ignore[no-untyped-def]
+    """Send ``sig`` to the watcher and return its whole stderr, whitespace made single spaces
+    (the console wraps long lines); a watcher that does not stop is killed and fails the test."""
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    return " ".join(err.split())
+
+
+def test_watch_says_ctrl_c_stops_it(tmp_path: Path) -> None:
+    import signal
+
+    proc, _, _ = _watcher(tmp_path, signal.SIG_DFL)
+    first = proc.stderr.readline()  # type: ignore[attr-defined]  # (the start line, then the passes)
+    err = " ".join((first + _stopped(proc, signal.SIGINT)).split())
+    assert "(Ctrl-C stops)" in err and "kill" not in err and "SIGTERM" not in err, err
+    assert "stopped watching: 0 captured" in err
+
+
+def test_watch_with_sigint_ignored_says_to_send_sigterm_to_its_pid(tmp_path: Path) -> None:
+    """A watcher started where SIGINT is ignored (`mem capture --watch ... &` in a script) keeps
+    ignoring it; its start line says Ctrl-C will not stop it and names the `kill` that will."""
+    import signal
+
+    proc, store_dir, projects = _watcher(tmp_path, signal.SIG_IGN)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stderr.readline()
+    proc.send_signal(signal.SIGINT)  # ignored: the watcher still captures what comes next
+    session = projects / "-home-sam-proj" / CLAUDE.name
+    session.parent.mkdir()
+    shutil.copy(CLAUDE, session)
+    report = json.loads(proc.stdout.readline())  # blocks until the watcher's next pass reports
+    assert report["file"] == str(session) and proc.poll() is None
+    err = " ".join((first + _stopped(proc, signal.SIGTERM)).split())
+    assert f"(Ctrl-C is ignored here; `kill {proc.pid}` (SIGTERM) stops it)" in err, err
+    assert "(Ctrl-C stops)" not in err
+    assert "stopped watching:" in err
+    assert sorted(_contents(store_dir)) == sorted(EXPECTED[CLAUDE])
+
+
 def test_a_folder_rerun_skips_files_unchanged_since_their_capture(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     run_mem("init", str(store_dir))
