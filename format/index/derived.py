@@ -122,7 +122,7 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
             full = _auto_full(store, lex, periodic, only)
         # before the lock, the plan only finds whether there is work: it reads at most
         # READ_BEFORE_LOCK files (the plan made under the lock reads what it applies)
-        plan = _plan(store, lex, full, only, pause, read_limit=READ_BEFORE_LOCK)
+        first = plan = _plan(store, lex, full, only, pause, read_limit=READ_BEFORE_LOCK, keep=not full)
         work = bool(plan.puts or plan.deletes or plan.unread)
         if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
             if only is not None:  # this process's own record of the scopes it scanned
@@ -144,8 +144,9 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
             lex.manifest = m
             lex._docs_delta = 0 if "docs" in m else None
             # again, under the lock, from the manifest on disk; a scope with files left unread
-            # keeps no recorded mtime (``_plan``): the next refresh lists it again
-            plan = _plan(store, lex, full, only, read_limit=left)
+            # keeps no recorded mtime (``_plan``): the next refresh lists it again. A scope whose
+            # folder did not change since the plan above is not listed again, nor a file it read
+            plan = _plan(store, lex, full, only, read_limit=left, reuse=first)
             _apply(store, lex, plan.puts, plan.deletes)
             lex.save_manifest(plan.mtimes)
         sess = _session_of(store)

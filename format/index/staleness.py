@@ -71,6 +71,9 @@ class _Plan:
     #: (scope, id) of the new or changed files beyond ``read_limit``: listed, not read (in
     #: ``staleness.added``/``changed`` too; their fields are read by a plan without a limit)
     unread: list[tuple[str, str]] = field(default_factory=list)
+    #: with ``_plan(keep=True)``: each scope listed, as scope -> (its folder's mtime before the
+    #: listing, [(id, mtime_ns, size)]), for a later plan to reuse (``_plan(reuse=...)``)
+    listed: dict[str, tuple[int, list[tuple[str, int, int]]]] = field(default_factory=dict)
 
 
 def _read_fields(path: Path, scope: str, rid: str) -> DocFields:
@@ -135,14 +138,20 @@ PAUSE_EVERY = 256
 
 def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | None = None,
           pause: Callable[[], None] | None = None, read_limit: int | None = None,
-          also: Iterable[str] = ()) -> _Plan:
+          also: Iterable[str] = (), keep: bool = False, reuse: _Plan | None = None) -> _Plan:
     """What the refresh applies: of every scope, or of the scopes ``only`` (the others, unseen,
     keep their recorded mtimes: their changes are applied by a refresh that looks at them).
     ``pause``: called every PAUSE_EVERY files looked at. ``read_limit``: read the fields of at
     most this many new or changed files; the others are listed in ``unread`` (a plan made
     before the writer lock is taken only needs to know that there is work: a plan of 10,000
     files an import is writing read them all, seconds, before it found the lock held).
-    ``also``: scopes looked at whatever their mtime (those the write journal names)."""
+    ``also``: scopes looked at whatever their mtime (those the write journal names).
+    ``keep``: keep each scope's listing in the plan (``listed``) with the fields it read;
+    ``reuse``: such a plan made just before (a refresh's plan before the writer lock): a scope
+    whose folder has the mtime it had before that listing is not listed again (a file added or
+    removed since changes it), and a file with the stat that plan saw is not read again. At
+    10,000 new files the listing was a fifth of a search's catch-up (bench/README.md, "The
+    search's catch-up")."""
     st = Staleness()
     old = lex.scope_mtimes()
     wanted = None if only is None else set(only)
@@ -166,41 +175,57 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
             st.removed.append(rid)
         mtimes.pop(s, None)
         st.scopes_changed.append(s)
+    listed: dict[str, tuple[int, list[tuple[str, int, int]]]] = {}
+    done: dict[tuple[str, str, int, int], DocFields] = {}
+    if reuse is not None:
+        done = {(f.scope, f.id, m, z): f for f, m, z in reuse.puts}
     for s in check:
         state = lex.scope_state(s)
         seen: set[str] = set()
         tomb = store.tombstones.load(s).ids
         changed_here = False
         d = store.records_dir / s
-        # the record files as every reader lists them (layout.record_files: one rule);
-        # a Path is made only for a file read (100,000 of them cost 0.5 s in a full scan)
-        for n, (rid, fst) in enumerate(record_files(str(d)), 1):
+        before = None if reuse is None else reuse.listed.get(s)
+        files: Iterable[tuple[str, int, int]]
+        if before is not None and before[0] == cur[s] != -1:
+            files = before[1]
+        else:
+            # the record files as every reader lists them (layout.record_files: one rule);
+            # a Path is made only for a file read (100,000 of them cost 0.5 s in a full scan)
+            files = ((rid, fst.st_mtime_ns, fst.st_size) for rid, fst in record_files(str(d)))
+        if keep:
+            files = list(files)
+            listed[s] = (cur[s], files)
+        for n, (rid, mtime, size) in enumerate(files, 1):
             if pause is not None and n % PAUSE_EVERY == 0:
                 pause()
             if rid in tomb:
                 continue
             seen.add(rid)
             known = state.get(rid)
-            if known is not None and known[0] == fst.st_mtime_ns and known[1] == fst.st_size:
+            if known is not None and known[0] == mtime and known[1] == size:
                 continue
             if read_limit is not None and len(puts) + len(st.unreadable) >= read_limit:
                 unread.append((s, rid))
                 (st.changed if known is not None else st.added).append(rid)
                 changed_here = True
                 continue
-            path = d / f"{rid}.md"
-            try:
-                rec = _read_fields(path, s, rid)
-            except (RecordParseError, FileNotFoundError) as exc:
-                st.unreadable.append(str(exc) if isinstance(exc, RecordParseError) else f"{path}: vanished while read")
-                if known is not None:
-                    deletes.append((s, rid))
-                    st.removed.append(rid)
-                    changed_here = True
-                continue
+            rec = done.get((s, rid, mtime, size))
+            if rec is None:
+                path = d / f"{rid}.md"
+                try:
+                    rec = _read_fields(path, s, rid)
+                except (RecordParseError, FileNotFoundError) as exc:
+                    st.unreadable.append(str(exc) if isinstance(exc, RecordParseError)
+                                         else f"{path}: vanished while read")
+                    if known is not None:
+                        deletes.append((s, rid))
+                        st.removed.append(rid)
+                        changed_here = True
+                    continue
             # a new mtime with the same content (touch, or a metadata change) is re-indexed too:
             # status, tags and times are in the index; cheap
-            puts.append((rec, fst.st_mtime_ns, fst.st_size))
+            puts.append((rec, mtime, size))
             (st.changed if known is not None else st.added).append(rid)
             changed_here = True
         for rid in state:
@@ -214,7 +239,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
             mtimes[s] = cur[s]
         if changed_here or old.get(s) != cur[s]:
             st.scopes_changed.append(s)
-    return _Plan(st, puts, deletes, mtimes, unread)
+    return _Plan(st, puts, deletes, mtimes, unread, listed)
 
 
 def unindexed(store: Store, lex: LexicalIndex | None, only: Iterable[str] | None = None) -> int:
