@@ -21,9 +21,8 @@ from mem.format.rules.config import Config, accept, default
 
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
-    from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.lexical import DocFields, LexicalIndex
     from mem.format.index.vectors import VectorIndex
-    from mem.format.model.record import Record
     from mem.format.store.store import Store
 
 #: A search's catch-up: about 100 ms of embedding (a few `mem add`s made since are embedded),
@@ -70,18 +69,28 @@ def missing_vectors(lex: LexicalIndex, vec: VectorIndex, *, full: bool = False) 
     return out
 
 
-def _readable(store: Store, todo: Iterable[tuple[str, str, str]]) -> list[Record]:
-    """The records of ``todo`` still as indexed (same digest, not forgotten); a record that
-    cannot be read is skipped (the lexical refresh deals with it)."""
-    from mem.format.index.staleness import _read_checked
+def _readable(store: Store, todo: Iterable[tuple[str, str, str]]) -> list[DocFields]:
+    """The records of ``todo`` still as indexed (same digest, not forgotten), read as the lexical
+    index reads them (``staleness._read_fields``: the canonical fast path, else the full reader;
+    what a vector needs is in its fields); a record that cannot be read is skipped (the lexical
+    refresh deals with it). Each scope's tombstones are loaded once per call. (The full reader
+    and a tombstone file loaded per record were most of a bulk run's reading: 1.2 ms a record,
+    with the embedding threads idle meanwhile; bench/README.md, "The import's reading".)"""
+    from mem.format.index.staleness import _read_fields
 
-    recs: list[Record] = []
+    recs: list[DocFields] = []
+    tombs: dict[str, Any] = {}
     for scope, rid, dg in todo:
+        tomb = tombs.get(scope)
+        if tomb is None:
+            tomb = tombs[scope] = store.tombstones.load(scope).ids
+        if rid in tomb:
+            continue
         try:
-            r = _read_checked(store.record_path(scope, rid), scope, rid)
+            r = _read_fields(store.records_dir / scope / f"{rid}.md", scope, rid)
         except (RecordParseError, FileNotFoundError, MemError):
             continue
-        if r.digest == dg and not store.is_forgotten(scope, rid):
+        if r.digest == dg:
             recs.append(r)
     return recs
 
@@ -197,7 +206,7 @@ def embed_backlog(store: Store, embedder: Embedder, *, progress: Progress | None
         it: Iterable[tuple[int, int]] = batches
         if progress is not None and missing:
             it = progress(batches, len(batches), f"embedding {len(missing)} records")
-        recs: list[Record] = []
+        recs: list[DocFields] = []
         window_start = -1
         unreadable = 0
         for start, end in it:
