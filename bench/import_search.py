@@ -2,6 +2,7 @@
 
     python bench/import_search.py [--n 10000] [--embedder minilm] [--work DIR] [--probe 5]
                                   [--no-embed] [--rebuild] [--graph int8|float] [--bulk-nice N]
+                                  [--after 5]
 
 Writes N JSON Lines memories of 10-40 words (sentences of bench/corpus.py) and runs, each as
 its own process under /usr/bin/time (wall seconds and peak RSS):
@@ -9,11 +10,13 @@ its own process under /usr/bin/time (wall seconds and peak RSS):
 1. `mem init`, then `mem import FILE` (it embeds what it writes; `--no-embed`: it does not);
    meanwhile, every `--probe` seconds, a hybrid `mem search` (whole process: its wall time and
    the "unembedded" count it reports);
-2. the first hybrid `mem search` after the import, then four more;
+2. the first hybrid `mem search` after the import, then more (``--after`` in all: 5; after
+   ``--no-embed`` of 10,000 the next ten catch the lexical index up, 1,000 records each);
 3. `mem stats --json`-free check that every vector is there: `index_stats(store)` missing == 0;
 4. with `--rebuild`: `mem rebuild` (both indexes), its wall time and peak RSS, and a search.
 
-Each probe's start (seconds after the import started), wall time, exit status, hits and the
+Each search's CPU seconds (user + system, from /usr/bin/time: what the load inflates least) are
+printed beside its wall time. Each probe's start (seconds after the import started), wall time, exit status, hits and the
 ``unembedded`` and ``unindexed`` counts it reported are listed after the table, and printed as
 a ``#`` line as soon as it is done (so is the import's end), with the load average then.
 ``--graph`` and ``--bulk-nice`` are written to the new store's config.toml (``[embedder] graph``,
@@ -62,15 +65,16 @@ def write_input(path: Path, n: int, seed: int = 21) -> None:
 
 
 def run(args: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """One whole-process command under /usr/bin/time: wall s, peak RSS MB, stdout, stderr."""
+    """One whole-process command under /usr/bin/time: wall s, peak RSS MB, CPU s, stdout, stderr."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tf.name, MEM, *args], env=env,
+        p = subprocess.run(["/usr/bin/time", "-f", "%e %M %U %S", "-o", tf.name, MEM, *args], env=env,
                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
         wall = time.perf_counter() - t0
         fields = tf.read().split()
-    rss = int(fields[-1]) / 1024 if fields else float("nan")
-    return {"rc": p.returncode, "wall": wall, "rss_mb": rss, "out": p.stdout, "err": p.stderr}
+    rss = int(fields[-3]) / 1024 if len(fields) >= 4 else float("nan")
+    cpu = float(fields[-2]) + float(fields[-1]) if len(fields) >= 4 else float("nan")
+    return {"rc": p.returncode, "wall": wall, "rss_mb": rss, "cpu": cpu, "out": p.stdout, "err": p.stderr}
 
 
 def search(store: Path, env: dict[str, str], q: str) -> dict[str, Any]:
@@ -85,7 +89,7 @@ def search(store: Path, env: dict[str, str], q: str) -> dict[str, Any]:
 
 def show(what: str, p: dict[str, Any]) -> None:
     """One search's line as soon as it is done (a run cut short still prints what it measured)."""
-    print(f"# {p['at']:.1f} s: {what}: wall {p['wall']:.2f} s, exit {p['rc']}, hits {p['hits']}, "
+    print(f"# {p['at']:.1f} s: {what}: wall {p['wall']:.2f} s, CPU {p['cpu']:.2f} s, exit {p['rc']}, hits {p['hits']}, "
           f"unembedded {p['unembedded']}, unindexed {p['unindexed']}, peak RSS {p['rss_mb']:.0f} MB, "
           f"load {os.getloadavg()[0]:.1f}", flush=True)
 
@@ -100,6 +104,7 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--graph", choices=["int8", "float"], default=None)
     ap.add_argument("--bulk-nice", type=int, default=None)
+    ap.add_argument("--after", type=int, default=5, help="searches after the import (default 5)")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mem-import-search-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -132,12 +137,13 @@ def main() -> None:
     imp = run(["--store", str(store), "import", str(src), *(["--no-embed"] if args.no_embed else [])], env)
     done.set()
     th.join()
-    print(f"# {time.perf_counter() - started:.1f} s: `mem import` done: wall {imp['wall']:.1f} s, exit {imp['rc']}, "
+    print(f"# {time.perf_counter() - started:.1f} s: `mem import` done: wall {imp['wall']:.1f} s, "
+          f"CPU {imp['cpu']:.1f} s, exit {imp['rc']}, "
           f"peak RSS {imp['rss_mb']:.0f} MB, load {os.getloadavg()[0]:.1f}", flush=True)
     assert imp["rc"] == 0, imp["err"][-2000:]
     after = []
-    for q in QUERIES:
-        after.append(search(store, env, q))
+    for i in range(max(1, args.after)):
+        after.append(search(store, env, QUERIES[i % len(QUERIES)]))
         show("search after the import", {"at": time.perf_counter() - started, **after[-1]})
     from mem.format.index.derived import index_stats
     from mem.format.store.store import Store
@@ -154,8 +160,10 @@ def main() -> None:
         print(f"| hybrid searches during the import ({len(during)}): median / max | "
               f"{sorted(during)[len(during) // 2]:.2f} / {max(during):.2f} s "
               f"(unembedded reported: {', '.join(str(p['unembedded']) for p in probes)}) |")
-    print(f"| hybrid searches after it (5): median / max | {sorted(a['wall'] for a in after)[2]:.2f} / "
-          f"{max(a['wall'] for a in after):.2f} s |")
+    walls, cpus = sorted(a["wall"] for a in after), sorted(a["cpu"] for a in after)
+    print(f"| hybrid searches after it ({len(after)}): median / max wall | {walls[len(walls) // 2]:.2f} / "
+          f"{walls[-1]:.2f} s |")
+    print(f"| the same: median / max CPU | {cpus[len(cpus) // 2]:.2f} / {cpus[-1]:.2f} s |")
     print(f"| peak RSS: import | {imp['rss_mb']:.0f} MB |")
     print(f"| peak RSS: one-shot hybrid search (max of those after) | {max(a['rss_mb'] for a in after):.0f} MB |")
     if args.rebuild:
@@ -164,9 +172,14 @@ def main() -> None:
         print(f"| `mem rebuild` (both indexes) wall / peak RSS | {rb['wall']:.1f} s / {rb['rss_mb']:.0f} MB |")
         s = search(store, env, QUERIES[0])
         print(f"| hybrid search after the rebuild: wall / peak RSS | {s['wall']:.2f} s / {s['rss_mb']:.0f} MB |")
-    print("\n| probe during the import (started at) | wall | exit | hits | unembedded | unindexed |\n|---|---|---|---|---|---|")
+    print("\n| probe during the import (started at) | wall | CPU | exit | hits | unembedded | unindexed |\n"
+          "|---|---|---|---|---|---|---|")
     for p in probes:
-        print(f"| {p['at']:.1f} s | {p['wall']:.2f} s | {p['rc']} | {p['hits']} | {p['unembedded']} | {p['unindexed']} |")
+        print(f"| {p['at']:.1f} s | {p['wall']:.2f} s | {p['cpu']:.2f} s | {p['rc']} | {p['hits']} | {p['unembedded']} "
+              f"| {p['unindexed']} |")
+    print("\n| search after the import | wall | CPU | unembedded | unindexed |\n|---|---|---|---|---|")
+    for i, a in enumerate(after, 1):
+        print(f"| {i} | {a['wall']:.2f} s | {a['cpu']:.2f} s | {a['unembedded']} | {a['unindexed']} |")
     print(f"load average at end: {os.getloadavg()[0]:.1f}; store {store}")
 
 

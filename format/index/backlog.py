@@ -75,7 +75,7 @@ def _readable(store: Store, todo: Iterable[tuple[str, str, str]]) -> list[DocFie
     what a vector needs is in its fields); a record that cannot be read is skipped (the lexical
     refresh deals with it). Each scope's tombstones are loaded once per call. (The full reader
     and a tombstone file loaded per record were most of a bulk run's reading: 1.2 ms a record,
-    with the embedding threads idle meanwhile; bench/README.md, "The import's reading".)"""
+    with the embedding threads idle meanwhile; bench/README.md, "The first hour on a CPU with VNNI".)"""
     from mem.format.index.staleness import _read_fields
 
     recs: list[DocFields] = []

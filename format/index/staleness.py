@@ -150,8 +150,8 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
     ``reuse``: such a plan made just before (a refresh's plan before the writer lock): a scope
     whose folder has the mtime it had before that listing is not listed again (a file added or
     removed since changes it), and a file with the stat that plan saw is not read again. At
-    10,000 new files the listing was a fifth of a search's catch-up (bench/README.md, "The
-    search's catch-up")."""
+    10,000 new files the listing was a fifth of a search's catch-up (bench/README.md, "The first
+    hour on a CPU with VNNI")."""
     st = Staleness()
     old = lex.scope_mtimes()
     wanted = None if only is None else set(only)
