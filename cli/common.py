@@ -56,7 +56,8 @@ def out_console() -> Console:
 
 
 def open_store() -> Store:
-    from mem.format.index.derived import attach
+    # index.session, not index.derived: a build's modules are not needed to attach the listener
+    from mem.format.index.session import attach
     from mem.format.store.store import Store
 
     store = Store.open(OPTIONS.store, lock_timeout=OPTIONS.lock_timeout)

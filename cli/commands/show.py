@@ -20,15 +20,16 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
     ) -> None:
         """Show a record: its fields and content."""
-        from mem.cli.render import print_record
-        from mem.format.model.record import dump_record
-
         store = open_store()
         rec = store.get(record_id, scope)
         if json_out:
             emit_json(rec.to_dict())
         elif raw:
+            from mem.format.model.record import dump_record
+
             text = dump_record(rec)  # the file as stored; on a terminal, shown not obeyed
             sys.stdout.write(safe(text) if sys.stdout.isatty() else text)
         else:
+            from mem.cli.render import print_record
+
             print_record(rec)

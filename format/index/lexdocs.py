@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from mem.format.model.record import Record
 from mem.format.rules.embedtext import embedding_text, source_speaker
 from mem.format.rules.lexicon import CONTENT_TOKENIZER, SCHEMA_VERSION, nfc
-from mem.format.rules.recordtext import canonical_body, canonical_pattern, scan_canonical
+from mem.format.rules.recordtext import canonical_body, scan_canonical
 from mem.format.rules.timeutil import epoch_ms
 
 if TYPE_CHECKING:
@@ -77,9 +77,6 @@ class DocFields(NamedTuple):
     def embedding_text(self) -> str:
         """The text its vector is made from (:func:`mem.format.rules.embedtext.embedding_text`)."""
         return embedding_text(self.content, self.kind, self.speaker or None)
-
-
-canonical_pattern()  # compiled before any worker is forked (workers share it)
 
 
 def fast_fields(raw: bytes) -> DocFields | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mem.format.base.errors import RecordParseError
 from mem.format.index.staleness import _dir_mtime, _fields_of
 from mem.format.rules.layout import record_ids
+from mem.format.rules.recordtext import canonical_pattern
 
 if TYPE_CHECKING:
     from mem.format.index.lexical import DocFields
@@ -184,6 +185,7 @@ def _reading(store: Store, progress: Progress | None, workers: int | None = None
         scopes.append((s, tuple(r for r in _record_ids(os.path.join(rdir, s)) if r not in tomb)))
     job = _ReadJob(rdir, tuple(scopes))
     lock_fd = store.lock.fileno()
+    canonical_pattern()  # the pattern fast_fields reads by, compiled before the workers fork (they share it)
     with worker_pool(job, pool_size(job.total, workers, POOL_MIN_RECORDS),
                      close_fds=() if lock_fd is None else (lock_fd,)) as pool:
         results = pool.map(_read_task, _read_tasks(job, READ_CHUNK), ahead=2 * pool.size if bounded else None)

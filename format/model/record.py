@@ -25,7 +25,6 @@ from typing import Any
 from mem.format.base.errors import RecordParseError, ValidationError
 from mem.format.rules import ids
 from mem.format.rules import recordtext as _rt
-from mem.format.rules.embedtext import embedding_text, source_speaker
 from mem.format.rules.recordtext import _KNOWN_KEYS as _KEY_SET
 from mem.format.rules.recordtext import _YAML_WORDS, _is_key, _is_plain, fast_frontmatter
 
@@ -79,6 +78,9 @@ class Record:
     def embedding_text(self) -> str:
         """The text its vector is made from: the content without a leading own-speaker prefix
         (:func:`mem.format.rules.embedtext.embedding_text`)."""
+        # imported here: a command that embeds nothing (show, add, list) does not load the rule
+        from mem.format.rules.embedtext import embedding_text, source_speaker
+
         return embedding_text(self.content, self.kind, source_speaker(self.source))
 
     def with_changes(self, **changes: Any) -> Record:

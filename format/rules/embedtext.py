@@ -69,8 +69,10 @@ _LABEL_WORDS = """
 LABELS: frozenset[str] = frozenset(_LABEL_WORDS.split())
 
 _NAME_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*"
-#: Up to two words, the colon and the white space after it.
-_PREFIX = re.compile(rf"[ \t]*({_NAME_WORD}(?: {_NAME_WORD})?)[ \t]*:\s+")
+#: Up to two words, the colon and the white space after it (compiled on first use: a command
+#: that imports the rule without reading an episode's prefix, ``mem add``, does not pay for it).
+_PREFIX_PATTERN = rf"[ \t]*({_NAME_WORD}(?: {_NAME_WORD})?)[ \t]*:\s+"
+_PREFIX: re.Pattern[str] | None = None
 
 
 def source_speaker(source: Mapping[str, Any]) -> str | None:
@@ -100,8 +102,11 @@ def _is_name(words: str) -> bool:
 def _name_prefix(content: str, kind: str) -> re.Match[str] | None:
     """The leading ``Name:`` of an ``episode`` whose source names no speaker (see the module's
     docstring), or None."""
+    global _PREFIX
     if kind != "episode":
         return None
+    if _PREFIX is None:
+        _PREFIX = re.compile(_PREFIX_PATTERN)
     m = _PREFIX.match(content)
     return m if m is not None and _is_name(m.group(1)) else None
 

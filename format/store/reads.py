@@ -172,7 +172,7 @@ class StoreReads(StoreBase):
         ids.check_scope(scope)
         md = match_digest(content)
         try:
-            from mem.format.index.derived import same_content_candidates
+            from mem.format.index.session import same_content_candidates
 
             cands = same_content_candidates(cast("Store", self), scope, content)  # every StoreReads is a Store
         except MemError:  # an index that cannot answer: read the scope

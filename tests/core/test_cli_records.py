@@ -199,6 +199,46 @@ def test_light_start_up(args: list[str]) -> None:
     assert "HEAVY=" in p.stderr and p.stderr.split("HEAVY=")[1] == ""
 
 
+#: What `mem show` and `mem add` have no use for: the index build's modules (the listener they
+#: attach is index.session's), the terminal renderer under --json, the rule of the embedded text
+#: (nothing is embedded), and the canonical layout's pattern (compiled for a build's workers).
+SHOW_ADD_UNUSED = ("mem.format.index.derived", "mem.format.index.build", "mem.format.index.reading",
+                   "mem.format.index.stats", "mem.cli.render")
+
+
+def _loaded_by(args: list[str]) -> dict[str, object]:
+    code = (
+        "import io, json, sys, contextlib\nfrom mem.cli.main import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    code = main({args!r})\n"
+        "modules = sorted(m for m in sys.modules if m.startswith('mem.'))\n"
+        "from mem.format.rules import embedtext, recordtext\n"
+        "print(json.dumps({'code': code, 'modules': modules,\n"
+        "                  'canonical': recordtext._CANONICAL is not None, 'prefix': embedtext._PREFIX is not None}))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out: dict[str, object] = json.loads(p.stdout)
+    return out
+
+
+def test_show_and_add_start_without_what_they_do_not_use(sdir: Path) -> None:
+    rid = mem(sdir, "add", "the first blue umbrella", "--scope", "a").stdout.strip()
+    assert mem(sdir, "rebuild", "--lexical").returncode == 0  # add asks the lexical index for twins
+    show = _loaded_by(["--store", str(sdir), "show", rid, "--json"])
+    add = _loaded_by(["--store", str(sdir), "add", "the second blue umbrella", "--scope", "a", "--json"])
+    assert show["code"] == add["code"] == 0
+    for run in (show, add):
+        modules = run["modules"]
+        assert isinstance(modules, list)
+        assert "mem.format.index.session" in modules  # the index listener is attached
+        assert not set(SHOW_ADD_UNUSED) & set(modules), run
+        assert run["canonical"] is False and run["prefix"] is False
+    assert "mem.format.index.lexical" in add["modules"]  # the twin check did open the index
+    assert "mem.format.rules.embedtext" not in show["modules"]
+    assert mem(sdir, "show", rid, "--json").json()["content"].strip() == "the first blue umbrella"
+    assert len(mem(sdir, "list", "--json").json()) == 2
+
+
 def test_version_output() -> None:
     from mem import __version__
 
