@@ -154,6 +154,12 @@ class ScopedMemory:
 
     # -- search (kept warm) --------------------------------------------------------------------
 
+    def default_k(self) -> int:
+        """How many hits ``recall`` returns when its caller names no ``k``: the store's ``[search]
+        default_k`` (the setting ``mem search`` reads; a bad value raises its error), at most
+        ``MAX_K``, the most a caller may ask for."""
+        return min(int(self.store.config.value("search", "default_k")), MAX_K)
+
     def default_floor(self) -> float | None:
         """The floor ``recall`` applies to calibrated scores when its caller names none:
         ``[mcp] min_score``, else ``relevance.RECALL_MIN_SCORE`` when the score is calibrated for
@@ -245,21 +251,22 @@ class ScopedMemory:
         query: str,
         *,
         scopes: Sequence[str] | None = None,
-        k: int = 10,
+        k: int | None = None,
         kinds: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
         mode: str = "hybrid",
         min_score: float | None = None,
         session: str | None = None,
     ) -> dict[str, Any]:
-        """Search the served scopes. ``min_score``: leave out hits scored below it; when None,
+        """Search the served scopes. ``k``: how many hits; when None, :meth:`default_k` (the
+        store's ``[search] default_k``, as ``mem search`` reads it). ``min_score``: leave out hits scored below it; when None,
         the default floor (``[mcp] min_score`` of config.toml, else ``relevance.RECALL_MIN_SCORE``)
         is applied to calibrated scores (hybrid search): a query about something the store does
         not hold gets no results rather than the nearest unrelated records."""
         def run() -> dict[str, Any]:
             if not query.strip():
                 raise ValidationError("the query is empty")
-            if not 1 <= k <= MAX_K:
+            if k is not None and not 1 <= k <= MAX_K:
                 raise ValidationError(f"k must be between 1 and {MAX_K}")
             if mode not in SEARCH_MODES:
                 raise ValidationError(f"mode {mode!r} is not one of {', '.join(SEARCH_MODES)}")
@@ -270,7 +277,7 @@ class ScopedMemory:
                 scopes=wanted,
                 kinds=list(kinds) if kinds else None,
                 tags=list(tags) if tags else None,
-                k=k,
+                k=self.default_k() if k is None else k,
                 mode=mode,
                 **({} if min_score is None else {"min_score": min_score}),
             )

@@ -87,6 +87,7 @@ def build_server(memory: ScopedMemory) -> Any:
     from pydantic import Field
 
     from mem import __version__
+    from mem.format.rules.settings import default
     from mem.format.search.relevance import CALIBRATION, RECALL_MIN_SCORE
 
     server = MCPServer(
@@ -179,7 +180,12 @@ def build_server(memory: ScopedMemory) -> Any:
         scopes: Annotated[
             list[str] | None, Field(description=f"Scopes to search (default: all served: {', '.join(memory.scopes)}).")
         ] = None,
-        k: Annotated[int, Field(ge=1, le=MAX_K, description="How many results.")] = 10,
+        k: Annotated[
+            int | None,
+            Field(ge=1, le=MAX_K, description=(
+                f"How many results (default: config.toml [search] default_k, {default('search', 'default_k')} "
+                f"unless set; at most {MAX_K}).")),
+        ] = None,
         kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
         tags: Annotated[list[str] | None, Field(description="Only records with all these tags.")] = None,
         mode: Annotated[

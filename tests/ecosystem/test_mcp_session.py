@@ -218,3 +218,48 @@ def test_mcp_remember_is_idempotent(tmp_path: Path) -> None:
     assert "existing" not in first
     assert again["existing"] is True and again["record"]["id"] == first["record"]["id"]
     assert [r.id for r in store.iter_records()] == [first["record"]["id"]]
+
+
+async def _recall_counts(store_dir: Path) -> tuple[int, int]:
+    async with stdio_client(_params(store_dir, "alice")) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        unset = _data(await session.call_tool("recall", {"query": "umbrella", "mode": "lexical"}))
+        given = _data(await session.call_tool("recall", {"query": "umbrella", "mode": "lexical", "k": 4}))
+    return len(unset["results"]), len(given["results"])
+
+
+async def _recall_refused(store_dir: Path) -> tuple[str, int]:
+    async with stdio_client(_params(store_dir, "alice")) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        bad = _error(await session.call_tool("recall", {"query": "umbrella", "mode": "lexical"}))
+        given = _data(await session.call_tool("recall", {"query": "umbrella", "mode": "lexical", "k": 2}))
+    return bad, len(given["results"])
+
+
+def test_mcp_recall_k_defaults_to_the_search_setting(tmp_path: Path) -> None:
+    """`recall` without `k` returns `[search] default_k` hits, as `mem search` without `-k` does;
+    a `k` given wins; a bad default_k is refused with the setting's words, naming the file."""
+    store = Store.init(tmp_path / "s", actor="tester@test")
+    for i in range(6):
+        store.add(f"the umbrella number {i} is blue", scope="alice")
+    (store.root / "config.toml").write_text("[search]\ndefault_k = 3\n", "utf-8")
+    cli = run_mem("--store", str(store.root), "search", "umbrella", "--mode", "lexical", "--json",
+                  env={"MEM_EMBEDDER": "hashing"})
+    assert cli.returncode == 0, cli.stderr
+    assert len(json.loads(cli.stdout)["hits"]) == 3
+    assert asyncio.run(_recall_counts(store.root)) == (3, 4)
+    (store.root / "config.toml").write_text("[search]\ndefault_k = 0\n", "utf-8")
+    bad, given = asyncio.run(_recall_refused(store.root))
+    assert "[search] default_k = 0 must be a whole number from 1 to 1000" in bad
+    assert str(store.root / "config.toml") in bad
+    assert given == 2  # a k given does not read the setting
+
+
+def test_recall_k_default_is_capped_at_the_tools_most(tmp_path: Path) -> None:
+    from mem.mcpserver.memory import MAX_K, ScopedMemory
+
+    store = Store.init(tmp_path / "s", actor="tester@test")
+    (store.root / "config.toml").write_text("[search]\ndefault_k = 500\n", "utf-8")
+    assert ScopedMemory(Store.open(store.root), ["alice"]).default_k() == MAX_K
+    (store.root / "config.toml").write_text("", "utf-8")
+    assert ScopedMemory(Store.open(store.root), ["alice"]).default_k() == 10
