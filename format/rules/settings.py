@@ -82,6 +82,35 @@ def check_mode(key: str, v: Any) -> str | None:
     return None
 
 
+#: ``[verify] severity``'s levels: a code's findings reported as errors, as warnings, or not at all.
+OVERRIDE_LEVELS: tuple[str, ...] = ("error", "warning", "ignore")
+
+
+def severity_entries(v: Any) -> tuple[dict[str, str], list[str]]:
+    """The overrides a ``[verify] severity`` value sets (code -> level) and the problem of each
+    entry that breaks the rule (a table of CODE = level); a value that is not a table sets none.
+    Which codes exist, and which may not change, is ``mem verify``'s (format/verify/codes.py)."""
+    if not isinstance(v, dict):
+        return {}, ["severity must be a table of CODE = level"]
+    good: dict[str, str] = {}
+    bad: list[str] = []
+    for code, level in v.items():
+        if isinstance(level, str) and level in OVERRIDE_LEVELS:
+            good[code] = level
+        else:
+            bad.append(f"severity {code} = {level!r}: use one of {', '.join(OVERRIDE_LEVELS)}")
+    return good, bad
+
+
+def severity_overrides(data: Any) -> dict[str, str]:
+    """The good entries of ``[verify] severity`` in a parsed ``config.toml`` (none when unset);
+    ``config_findings`` reports the others (W001), and ``mem verify`` goes on without them."""
+    table = data.get("verify")
+    if not isinstance(table, dict) or "severity" not in table:
+        return {}
+    return severity_entries(table["severity"])[0]
+
+
 def _mode(key: str) -> Callable[[Any], Any]:
     return lambda v: None if check_mode(key, v) is not None else int(str(v), 8)
 
@@ -152,15 +181,21 @@ SETTINGS: dict[tuple[str, str], Setting] = {(s.section, s.key): s for s in (
     Setting("mcp", "min_score", "a number from 0 to 1", _number(0, 1),
             unset="relevance.RECALL_MIN_SCORE with an embedder the score is calibrated for, else no floor"),
     Setting("audit", "reads", "true or false", _flag, False),
+    # a bad entry is a warning of `mem verify` (W001): the run goes on with the other entries
+    Setting("verify", "severity", "a table of CODE = " + " or ".join(f'"{lv}"' for lv in OVERRIDE_LEVELS),
+            lambda v: v if isinstance(v, dict) and not severity_entries(v)[1] else None,
+            unset="each code's own severity (format/verify/codes.py)",
+            explain=lambda v: "; ".join(severity_entries(v)[1]) or None),
     Setting("permissions", "file_mode", 'an octal mode such as "0600"', _mode("file_mode"), 0o600,
             explain=lambda v: check_mode("file_mode", v)),
     Setting("permissions", "dir_mode", 'an octal mode such as "0700"', _mode("dir_mode"), 0o700,
             explain=lambda v: check_mode("dir_mode", v)),
 )}
 
-#: The sub-rule of E007 (spec/validation-codes.md) that each section's values fall under.
+#: The sub-rule of E007 (spec/validation-codes.md) that each section's values fall under; ``[verify]``'s
+#: are W001's (a warning: ``mem verify`` reads them, and a bad one does not stop it).
 SECTION_RULES: dict[str, str] = {"permissions": "E007.1", "embedder": "E007.2", "search": "E007.3",
-                                 "mcp": "E007.4", "audit": "E007.5"}
+                                 "mcp": "E007.4", "audit": "E007.5", "verify": "W001"}
 #: What the command that reads a bad value raises, by section: exit 10 for the embedder's
 #: settings (the model cannot be loaded as configured), 4 for a search's (a bad input of the
 #: search, as a bad option is), else 5 (the store cannot be used).

@@ -43,6 +43,7 @@ from mem.format.rules.config import (
     config_findings,
 )
 from mem.format.rules.embedtext import TEXT_RECIPE
+from mem.format.rules.settings import severity_overrides
 from mem.format.rules.storefiles import Refusal, accept_config, accept_declaration
 from mem.format.verify.codes import OVERRIDE_LEVELS as OVERRIDE_LEVELS
 from mem.format.verify.codes import RULES as RULES
@@ -159,22 +160,12 @@ class _Verifier:
         if isinstance(data, Refusal):
             self.add(data.rule, path, data.message)
             return
-        for sub, problem in config_findings(data):
+        for sub, problem in config_findings(data):  # every setting's rule (E007; [verify]'s: W001)
             self.add(sub, path, problem)
-        sev = data.get("verify", {}).get("severity", {})
-        if not isinstance(sev, dict):
-            self.add("W001", path, "[verify] severity must be a table of CODE = level")
-            return
-        for code, level in sev.items():
+        for code, level in severity_overrides(data).items():  # the entries the rule accepts
             rule = RULES.get(code)
             if rule is None:
                 self.add("W001", path, f"[verify] severity names unknown code {code!r}")
-            elif level not in OVERRIDE_LEVELS:
-                self.add(
-                    "W001",
-                    path,
-                    f"[verify] severity {code} = {level!r}: use one of {', '.join(OVERRIDE_LEVELS)}",
-                )
             elif rule.fatal or code == "E005":
                 self.add("W001", path, f"the severity of {code} cannot be changed")
             else:

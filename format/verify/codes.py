@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+#: Values accepted in ``[verify] severity`` (the setting's rule: format/rules/settings.py).
+from mem.format.rules.settings import OVERRIDE_LEVELS as OVERRIDE_LEVELS
+
 SEVERITIES = ("error", "warning")
-#: Values accepted in ``[verify] severity``.
-OVERRIDE_LEVELS = ("error", "warning", "ignore")
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,9 +149,16 @@ UNSET: dict[tuple[str, str], list[Any]] = {
 }
 
 
+#: The settings a command reads and refuses when bad (E007); the other one, ``[verify] severity``,
+#: is read by ``mem verify`` alone, which reports a bad entry (W001) and goes on without it
+#: (test_verify_severity_is_a_setting_of_the_table below).
+READ_SETTINGS = {name: s for name, s in SETTINGS.items() if s.rule.startswith("E007.")}
+
+
 def test_the_tables_cover_every_setting() -> None:
-    assert set(BAD) == set(GOOD) == set(READERS) == set(SETTINGS)
-    for (section, key), s in SETTINGS.items():
+    assert set(SETTINGS) - set(READ_SETTINGS) == {("verify", "severity")}
+    assert set(BAD) == set(GOOD) == set(READERS) == set(READ_SETTINGS)
+    for (section, key), s in READ_SETTINGS.items():
         assert s.default is not None or s.unset, (section, key)  # unset means something said
         assert (s.default is None) == ((section, key) in UNSET), (section, key)
         assert s.rule.startswith("E007."), (section, key)
@@ -168,7 +175,7 @@ def _config(root: Path, section: str, key: str, value: Any) -> None:
     (root / "config.toml").write_text(text, "utf-8")
 
 
-@pytest.mark.parametrize("name", sorted(SETTINGS), ids=lambda n: ".".join(n))
+@pytest.mark.parametrize("name", sorted(READ_SETTINGS), ids=lambda n: ".".join(n))
 def test_every_reader_reads_the_setting_and_its_one_default(
         name: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Unset, each reader gets SETTINGS' default (and follows it when the table's default is
@@ -194,7 +201,7 @@ def test_every_reader_reads_the_setting_and_its_one_default(
     assert [r(Store.open(store.root)) for r in readers] == [want] * len(readers)
 
 
-@pytest.mark.parametrize("name", sorted(SETTINGS), ids=lambda n: ".".join(n))
+@pytest.mark.parametrize("name", sorted(READ_SETTINGS), ids=lambda n: ".".join(n))
 def test_a_bad_value_is_one_error_everywhere(name: tuple[str, str], tmp_path: Path) -> None:
     """Each reader raises the setting's error: config.toml, the problem ``mem verify`` reports
     (which names the setting and the value), the sub-rule, the section's exit code."""
@@ -343,3 +350,32 @@ def test_the_tables_of_mcp_and_audit_must_be_tables(tmp_path: Path) -> None:
             Store.open(store.root)
         assert err.value.rule == "E005.2" and f"[{section}] must be a table" in err.value.message
     assert settings.SECTION_RULES.keys() >= {sec for sec, _ in SETTINGS}
+
+
+def test_verify_severity_is_a_setting_of_the_table(tmp_path: Path) -> None:
+    """``[verify] severity``'s rule, default and problem come from SETTINGS: ``mem verify`` reports
+    a bad entry as W001 naming config.toml in the setting's words, and applies the good ones."""
+    s = SETTINGS[("verify", "severity")]
+    assert s.rule == "W001" and s.default is None and s.unset
+    assert s.accept({"W301": "error"}) == {"W301": "error"} and s.accept({"W301": "loud"}) is None
+    assert s.accept("W301") is None and s.accept({"W301": 1}) is None
+    store = _store(tmp_path, n=2)
+    for raw, problem in (('{ W301 = "loud", W101 = "ignore" }', "[verify] severity W301 = 'loud': use one of error, warning, ignore"),
+                         ('"W301"', "[verify] severity must be a table of CODE = level")):
+        (store.root / "config.toml").write_text(f'[embedder]\nprovider = "hashing"\n\n[verify]\nseverity = {raw}\n', "utf-8")
+        [(rule, found)] = config_findings(read_config(store.root).raw)
+        assert (rule, found) == ("W001", problem) == ("W001", s.problem(read_config(store.root).raw["verify"]["severity"]))
+        v = run_mem("--store", str(store.root), "verify", "--json", env={"MEM_EMBEDDER": "hashing"})
+        report = json.loads(v.stdout)
+        assert [(f["code"], f["path"], f["message"]) for f in report["findings"] if f["code"] == "W001"] == [
+            ("W001", "config.toml", problem)], v.stdout
+        assert v.returncode == 0  # a warning: verify goes on
+        # the good entry is applied; a value that is not a table sets none
+        assert report["overrides"] == ({"W101": "ignore"} if raw.startswith("{") else {}), report
+    # a reader that asks for it through the table gets the setting's error, naming the file
+    with pytest.raises(MemError) as err:
+        Store.open(store.root).config.value("verify", "severity")
+    assert (err.value.message, err.value.path, err.value.rule) == (
+        "[verify] severity must be a table of CODE = level", str(store.root / "config.toml"), "W001")
+    (store.root / "config.toml").write_text("", "utf-8")
+    assert Store.open(store.root).config.value("verify", "severity") is None  # unset: no override
