@@ -33,6 +33,7 @@ from mem.format.base.errors import LockTimeoutError, MemError, ReadOnlyStoreErro
 if TYPE_CHECKING:
     from mem.format.embed import Embedder
     from mem.format.index.lexical import LexicalIndex
+    from mem.format.index.staleness import UnindexedCount
     from mem.format.index.vectors import VectorIndex
     from mem.format.store.store import Store
 
@@ -83,6 +84,7 @@ class Follower:
         #: while ``refused`` is a lock timeout: the records per scope the index does not hold as
         #: they are on disk (``staleness.unindexed_by_scope``), counted once per refused round
         self.unindexed: dict[str, int] = {}
+        self._count: UnindexedCount | None = None  # (made at the first refused round)
         self._unreadable: set[str] = set()
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -265,10 +267,13 @@ class Follower:
             self.unindexed = {}
         except (LockTimeoutError, ReadOnlyStoreError) as exc:
             if isinstance(exc, LockTimeoutError) and self._lex is not None and self._store is not None:
-                from mem.format.index.staleness import unindexed_by_scope
-
                 # counted here, once a round, so that each search only adds up its scopes'
-                self.unindexed = unindexed_by_scope(self._store, self._lex)
+                # (a scope whose folder did not change since the last refused round keeps its count)
+                if self._count is None:
+                    from mem.format.index.staleness import UnindexedCount
+
+                    self._count = UnindexedCount()
+                self.unindexed = self._count(self._store, self._lex)
             self.refused = exc
         finally:
             with self._cond:

@@ -18,6 +18,7 @@ from mem.format.embed.hashing import HashingEmbedder
 from mem.format.index.backlog import _readable, embed_backlog
 from mem.format.index.derived import READ_BEFORE_LOCK, attach, build_if_absent, refresh
 from mem.format.index.lexical import LexicalIndex
+from mem.format.index.staleness import UnindexedCount, unindexed_by_scope
 from mem.format.model.record import content_digest, dump_record, make_record
 from mem.format.model.tombstones import Tombstone, TombstoneSet
 from mem.format.store.store import Store
@@ -211,3 +212,80 @@ def test_mem_embed_after_import_no_embed_embeds_every_record(tmp_path: Path) -> 
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
     assert len(got["hits"]) == 60 and "unembedded" not in got
+
+
+def _bump(store: Store, scope: str) -> None:
+    """Move a scope folder's mtime on by a second (a write in the same clock tick as the count
+    would leave it as it was: not what these tests are about)."""
+    folder = store.root / "records" / scope
+    st = folder.stat()
+    os.utime(folder, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_locked_out_count_lists_only_the_scopes_that_changed(store: Store) -> None:
+    """While a writer holds the lock, a long-lived searcher's background thread counts what it
+    cannot find at each refused round (``UnindexedCount``): a scope whose folder did not change
+    since the last count keeps its count and is not counted (listed) again."""
+    _store_with_index(store)
+    store.add("A third scope's note", scope="third")
+    refresh(store)
+    lex = LexicalIndex.open(store.index_dir)
+    assert lex is not None
+    count = UnindexedCount()
+    try:
+        assert count(store, lex) == {} and sorted(count.counted) == ["inbox", "other", "third"]  # the first: all
+        assert count(store, lex) == {} and count.counted == []  # nothing changed since
+        _write_files(store, "inbox", 5)
+        _write_files(store, "other", 3)
+        _bump(store, "inbox")
+        _bump(store, "other")
+        assert count(store, lex) == {"inbox": 5, "other": 3}
+        assert sorted(count.counted) == ["inbox", "other"]
+        assert count(store, lex) == {"inbox": 5, "other": 3} and count.counted == []  # nothing counted again
+        _write_files(store, "other", 2)
+        _bump(store, "other")
+        assert count(store, lex) == {"inbox": 5, "other": 5} and count.counted == ["other"]
+        assert unindexed_by_scope(store, lex) == {"inbox": 5, "other": 5}  # the same as a whole count
+    finally:
+        lex.close()
+    # the index changed meanwhile (another process applied the files): everything counted again
+    refresh(store)
+    lex = LexicalIndex.open(store.index_dir)
+    assert lex is not None
+    try:
+        assert count(store, lex) == {} and sorted(count.counted) == ["inbox", "other", "third"]
+    finally:
+        lex.close()
+
+
+def test_the_background_thread_counts_with_it(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The follower's refused rounds go through one ``UnindexedCount``: the second refused round
+    with nothing changed lists no scope; the searches still get the count."""
+    from mem.format.base.lock import WriterLock
+    from mem.format.index.follower import Follower
+
+    _store_with_index(store)
+    monkeypatch.setenv("MEM_LOCK_TIMEOUT", "0.2")
+    listed: list[list[str]] = []
+    real = UnindexedCount.__call__
+
+    def call(self: UnindexedCount, *a: Any) -> Any:
+        got = real(self, *a)
+        listed.append(list(self.counted))
+        return got
+
+    monkeypatch.setattr(UnindexedCount, "__call__", call)
+    fol = Follower(store.root, every=3600)
+    fol.round()  # nothing to do
+    with WriterLock(store.root / ".mem" / "lock", timeout=1):  # another process's, in effect
+        _write_files(store, "inbox", 4)
+        _bump(store, "inbox")
+        for _ in range(2):
+            fol.wrote()  # (a round asked for: the refresh is tried at once, not after SETTLE_S)
+            fol.round()
+            assert fol.refused is not None and fol.unindexed == {"inbox": 4}
+    assert listed == [["inbox", "other"], []]  # the first count: every scope; then none again
+    fol.wrote()
+    fol.round()  # the lock is free: applied
+    assert fol.refused is None and fol.unindexed == {} and _indexed(store, "inbox") == 5
+    fol.stop()
