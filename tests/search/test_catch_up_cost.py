@@ -23,27 +23,7 @@ from mem.format.model.record import content_digest, dump_record, make_record
 from mem.format.model.tombstones import Tombstone, TombstoneSet
 from mem.format.store.store import Store
 from tests.conftest import run_mem
-
-
-def _write_files(store: Store, scope: str, n: int, word: str = "anchor") -> list[str]:
-    """Record files written around mem (a git pull): no journal entry."""
-    folder = store.root / "records" / scope
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for i in range(n):
-        rec = make_record(scope=scope, kind="note", content=f"{word} file {i} in {scope}")
-        (folder / f"{rec.id}.md").write_text(dump_record(rec))
-        out.append(rec.id)
-    return out
-
-
-def _indexed(store: Store, scope: str) -> int:
-    lex = LexicalIndex.open(store.index_dir)
-    assert lex is not None
-    try:
-        return len(lex.scope_state(scope))
-    finally:
-        lex.close()
+from tests.search.test_index_budget import _indexed, _write_files
 
 
 @pytest.fixture
