@@ -105,3 +105,52 @@ class WriterLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+class Claim:
+    """An exclusive ``flock`` on a side file that tells other processes "this one is doing it"
+    (a search building a store's first index): they wait for it to end (``wait_for_holder``)
+    instead of answering without what it makes. It guards no data (the writer lock does); a
+    killed holder releases it at once, as the writer lock.
+
+    ``take()`` is True when this process holds the claim (or claims cannot be made here: a
+    read-only store; the work then goes on unclaimed), False when another process holds it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def take(self) -> bool:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError:
+            return True  # no claim can be made here (read-only, a link): nothing to wait for
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # BlockingIOError: held by another process
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def wait_for_holder(self, seconds: float) -> bool:
+        """Wait (at most ``seconds``) until no other process holds the claim; True if it ended."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        delay = 0.005
+        while True:
+            if self.take():
+                self.release()
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)

@@ -29,6 +29,9 @@ TOMBSTONES_DIR = "tombstones"
 LOG_DIR = "log"
 STATE_DIR = "state"
 LOCAL_DIR = ".mem"
+#: ``.mem/first-build``: flocked by a search while it builds the store's first lexical index, so
+#: that the other first searches wait for that build (spec/index.md, "First build").
+FIRST_BUILD_CLAIM = "first-build"
 #: ``.mem/index/``: the derived indexes, each a generation folder named by a pointer file.
 INDEX_DIR = "index"
 LEXICAL_POINTER = "lexical.json"

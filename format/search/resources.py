@@ -6,8 +6,9 @@ from config.toml. ``Searcher``
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import (
@@ -185,6 +186,32 @@ class SearcherResources:
             self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mem-search")
         return self._pool
 
+    @contextlib.contextmanager
+    def _first_build(self) -> Iterator[bool]:
+        """Claim the building of the store's first lexical index (``.mem/first-build``) for the
+        block: True. When another search holds the claim: False, once it has let it go (it built
+        the index, or a writer kept it out), after at most the writer lock's timeout. A search
+        indexes at most ``SEARCH_INDEX_LIMIT`` records, so the searches started with the one that
+        builds answer from its index instead of with none (spec/index.md, "First build"); an
+        import or a rebuild takes no claim, and a search still waits at most READER_LOCK_WAIT
+        for its writer lock."""
+        from mem.format.base.lock import Claim
+        from mem.format.rules.layout import FIRST_BUILD_CLAIM
+
+        try:
+            claim = Claim(self.store.local_dir / FIRST_BUILD_CLAIM)
+        except (MemError, OSError):  # no .mem/ can be made here: the build reports why
+            yield True
+            return
+        if not claim.take():
+            claim.wait_for_holder(self.store.lock.timeout)
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            claim.release()
+
     def _lexical(self, warnings: list[str], scopes: Sequence[str] | None = None) -> LexicalIndex | None:
         """The lexical index, refreshed (of the scopes a search is confined to, when given).
 
@@ -204,28 +231,33 @@ class SearcherResources:
         self._unindexed = 0
         left = 0  # records a bounded refresh left unindexed (-1: not counted)
         if m is None or older_schema(m):
-            try:
-                with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
-                    # builds it (anew, when an older mem built it); a store of more records than
-                    # a search indexes gets an index of that many, the rest counted below
-                    left = refresh(self.store, limit=SEARCH_INDEX_LIMIT).left
-                if left and scopes is not None:
-                    left = -1  # (counted in every scope: this search's are counted below)
-            except LockTimeoutError:
-                # another process writes (an import's records, or it builds the index itself):
-                # no index to answer from, and none is built here; the caller says so
-                from mem.format.index.staleness import unindexed
+            with self._first_build() as mine:
+                if not mine:  # another search built it (waited for): its index, if it made one
+                    m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+                if m is None or older_schema(m):
+                    try:
+                        with self.store.lock.waiting_at_most(READER_LOCK_WAIT):  # never wait on a writer
+                            # builds it (anew, when an older mem built it); a store of more records
+                            # than a search indexes gets an index of that many, the rest counted below
+                            left = refresh(self.store, limit=SEARCH_INDEX_LIMIT).left
+                        if left and scopes is not None:
+                            left = -1  # (counted in every scope: this search's are counted below)
+                    except LockTimeoutError:
+                        # another process writes (an import's records, or it builds the index
+                        # itself): no index to answer from, and none is built here; the caller
+                        # says so
+                        from mem.format.index.staleness import unindexed
 
-                self._unindexed = unindexed(self.store, None, scopes)
-                return None
-            except ReadOnlyStoreError as exc:
-                raise ReadOnlyStoreError(
-                    f"the store is read-only here and has no search index this mem can use, so none can be "
-                    f"built ({exc.message})", path=idx_dir,
-                    hint="run `mem rebuild` where the store is writable, or search a writable copy") from None
-            m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
-            if m is None or older_schema(m):
-                raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
+                        self._unindexed = unindexed(self.store, None, scopes)
+                        return None
+                    except ReadOnlyStoreError as exc:
+                        raise ReadOnlyStoreError(
+                            f"the store is read-only here and has no search index this mem can use, so "
+                            f"none can be built ({exc.message})", path=idx_dir,
+                            hint="run `mem rebuild` where the store is writable, or search a writable copy") from None
+                    m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
+                    if m is None or older_schema(m):
+                        raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
         if self._lex is None or self._lex.generation != m["generation"]:
             if self._lex is not None:
                 self._lex.close()

@@ -12,7 +12,7 @@ import pytest
 
 import mem.format.index.staleness as staleness_mod
 from mem.format.base.errors import EmbedderUnavailableError, ExitCode
-from mem.format.base.lock import WriterLock
+from mem.format.base.lock import Claim, WriterLock
 from mem.format.embed.hashing import HashingEmbedder
 from mem.format.index.common import LEXICAL_POINTER
 from mem.format.index.derived import READ_BEFORE_LOCK, attach, build_if_absent, rebuild
@@ -82,6 +82,80 @@ def test_no_index_yet_and_a_writer_holds_the_lock(store: Store, reads: list[str]
     # the writer is done: the next search builds the index and finds them
     res = open_searcher(store, long_lived=False).search("parcel depot", mode="hybrid")
     assert res.unindexed == 0 and "unindexed" not in res.to_dict() and len(res.hits) == 10
+
+
+def _first_build_claim(store: Store) -> Claim:
+    """The claim another search holds while it builds the store's first index (its own open file)."""
+    from mem.format.rules.layout import FIRST_BUILD_CLAIM
+
+    return Claim(store.local_dir / FIRST_BUILD_CLAIM)
+
+
+def test_a_first_search_waits_for_another_searchs_first_build(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another search holds the first-build claim and the writer lock, longer than a search waits
+    for a writer (READER_LOCK_WAIT): this search waits for that build, then answers from its index
+    in full (spec/index.md, "First build"; under load a build outlasted the 0.5 s and the other
+    first searches answered with no hits: test_first_searches_at_once_all_answer)."""
+    import threading
+
+    from mem.format.base.lock import Claim as RealClaim
+
+    attach(store)
+    write_around(store, "inbox", TEXTS[:6])
+    waiting = threading.Event()
+    real_wait = RealClaim.wait_for_holder
+
+    def wait_for_holder(self: RealClaim, seconds: float) -> bool:
+        waiting.set()
+        return real_wait(self, seconds)
+
+    monkeypatch.setattr(RealClaim, "wait_for_holder", wait_for_holder)
+    claim = _first_build_claim(store)
+    assert claim.take()
+    got: list[Any] = []
+    with other_writer(store) as lock:
+        t = threading.Thread(target=lambda: got.append(Searcher(Store.open(store.root), long_lived=False)
+                                                       .search("parcel depot", mode="lexical", k=20)))
+        t.start()
+        assert waiting.wait(120)  # the search found the claim held and waits for it
+        lock.release()  # the other search builds its index (the writer lock is this process's now)
+        built = Store.open(store.root)
+        assert build_if_absent(built) is True
+        claim.release()
+    t.join(120)
+    (res,) = got
+    assert len(res.hits) == 6 and res.unindexed == 0
+    assert not any("no search index yet" in w for w in res.warnings), res.warnings
+
+
+def test_a_claim_held_past_the_lock_timeout_is_waited_for_no_longer(store: Store) -> None:
+    """A first build that does not end (a search stopped while it holds the claim): the waiting
+    search gives up after the writer lock's timeout and answers as when a writer holds the lock."""
+    write_around(store, "inbox", TEXTS[:6])
+    claim = _first_build_claim(store)
+    assert claim.take()
+    try:
+        with other_writer(store):
+            res = Searcher(Store.open(store.root, lock_timeout=0.2), long_lived=False).search(
+                "parcel depot", mode="lexical")
+    finally:
+        claim.release()
+    assert res.hits == [] and res.unindexed == 6
+    assert any("no search index yet" in w for w in res.warnings)
+
+
+def test_the_first_build_claim_is_free_after_the_search_that_built(store: Store) -> None:
+    """The search that built lets the claim go (another process can take it), on success and
+    when a writer kept it out."""
+    write_around(store, "inbox", TEXTS[:6])
+    with other_writer(store):
+        assert Searcher(Store.open(store.root), long_lived=False).search("parcel depot", mode="lexical").hits == []
+    c = _first_build_claim(store)
+    assert c.take()
+    c.release()
+    assert len(Searcher(Store.open(store.root), long_lived=False).search("parcel depot", mode="lexical", k=20).hits) == 6
+    assert c.take()
+    c.release()
 
 
 def test_an_index_and_a_writer_writing_many_records(store: Store, reads: list[str]) -> None:
