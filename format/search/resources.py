@@ -396,15 +396,16 @@ class SearcherResources:
         return vec
 
     def _follow(self) -> Follower:
-        """The background upkeep of this long-lived searcher's index, started at its first search;
-        its searches leave the upkeep to it once the first has brought the index up to date
-        (:meth:`_followed`)."""
+        """The background upkeep of this long-lived searcher's index, made at its first search
+        and started once a search has brought the index up to date (:meth:`_followed`): a round
+        running beside the first search took the writer lock it needs (the first build, the
+        vector index, the backfill) for longer than a search waits (READER_LOCK_WAIT) under
+        load, and that search answered with 'locked by a writer'."""
         if self._follower is None:
             from mem.format.index.follower import Follower, full_scan_period
 
             self._follower = Follower(self.store.root, full_scan_period(self.store), embedder=lambda: self._embedder,
                                       changed=self._reload)
-            self._follower.start()
         return self._follower
 
     def catch_up(self) -> None:
@@ -428,8 +429,10 @@ class SearcherResources:
             self._reload_failed = True
 
     def _followed(self) -> None:
-        """The first search of a long-lived searcher is done: the next ones leave the upkeep of
-        the index to its background thread."""
+        """The first search of a long-lived searcher is done: its background thread starts, and
+        the next searches leave the upkeep of the index to it."""
+        if self._follower is not None:
+            self._follower.start()  # (once: start() does nothing when the thread runs)
         self._following = self._follower is not None
 
     def _generations(self) -> tuple[str | None, str | None]:

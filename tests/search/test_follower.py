@@ -82,6 +82,34 @@ def test_a_new_record_is_picked_up_off_the_search_path(sstore: Store, upkeep: li
         s.close()
 
 
+def test_no_background_round_runs_beside_the_first_search(sstore: Store) -> None:
+    """The first search brings the index up to date itself (the first build, the vector index,
+    the backfill, each under the writer lock, which a search waits for at most READER_LOCK_WAIT):
+    the background thread starts once it is done, so that no round of it takes the lock
+    meanwhile (under load one did, and the first search of the MCP server answered with a
+    warning: tests/ecosystem/test_mcp_floor.py)."""
+    alive_while_embedding: list[bool] = []
+
+    class Watching(HashingEmbedder):
+        def embed(self, texts: Sequence[str]) -> Any:
+            alive_while_embedding.append(any(t.name == "mem-follow" for t in threading.enumerate()))
+            return super().embed(texts)
+
+    s = open_searcher(sstore, embedder=Watching())
+    try:
+        res = s.search("tea", mode="hybrid")
+        assert res.warnings == [] and res.hits and res.hits[0].arms == ["lexical", "vector"]
+        assert alive_while_embedding and not any(alive_while_embedding)  # the records and the query
+        assert s._follower is not None and s._follower._thread is not None  # started after it
+        sstore.add("Ana bakes rye bread on Saturdays", scope="ana", kind="fact")
+        s.catch_up()  # the thread's round picks the new record up and embeds it
+        assert alive_while_embedding[-1]
+        assert "rye bread" in s.search("rye bread", mode="hybrid").hits[0].content
+    finally:
+        s.close()
+    assert not any(t.name == "mem-follow" for t in threading.enumerate())
+
+
 def test_the_searchers_own_writes_are_seen_by_its_next_search(sstore: Store,
                                                                upkeep: list[tuple[str, str]]) -> None:
     """A write through the searcher's own store (the MCP server's `remember`) is seen by the
