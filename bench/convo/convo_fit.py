@@ -7,10 +7,13 @@ index's term statistics. For every dev question it runs the hybrid search with `
 reranker's MaxSim for the best hits, then fits by logistic regression (Newton's method, numpy):
 
 1. the convex evidence's vector weight (grid, best recall@10) and stage 1's calibration;
-2. stage 2, on the best ``SPEAKER_TOP`` of questions that name a speaker of those hits, in two
-   forms of its speaker term (``named``: the hit's speaker is the one named; ``named+addressed``:
-   also another speaker's turn that speaks to someone, ``relevance.spoken_to``), keeping the one
-   with the best dev recall@10 (``--form`` forces one), beside the constants of before
+2. stage 2, on the best ``SPEAKER_TOP`` of questions that name a speaker of those hits, in
+   several forms of its speaker term (``named``: the hit's speaker is the one named; with it,
+   for another speaker's turn that speaks to someone, ``addressed`` = ``convo_forms.spoken_to``:
+   ``named+addressed`` a weight of its own, ``named+addressed_b`` one on ``addressed · b`` (the
+   turn's content evidence counts as the named person's does), ``named+addressed+addressed_b``
+   both, ``addressed-as-named`` such a turn counted as the named person's), keeping the one with
+   the best dev recall@10, then MRR (``--form`` forces one), beside the constants of main
    (``convo_run.BEFORE``) and as shipped, with each form's recall on the questions whose
    evidence the person named said and on those the friend said;
 3. stage 3 (reranking), with the stage before's log-odds as a fixed offset, on the best
@@ -39,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import convo_generate
 import convo_run
+from convo_forms import spoken_to
 
 from mem.format.search import relevance as R
 
@@ -74,20 +78,24 @@ def dev_store(provider: str, log: Any = print) -> Path:
     return root
 
 
-def collect(provider: str, log: Any = print, *, full_store: bool = False, maxsim: bool = True) -> list[dict[str, Any]]:
+def collect(provider: str, log: Any = print, *, full_store: bool = False, maxsim: bool = True,
+            extra_dev: int = 0) -> list[dict[str, Any]]:
     """Per dev question: its evidence and, per hit of a stage-1 search, the features.
     ``full_store``: search convo_run's store of both halves (built there when missing; only dev
     questions are asked, in their own scopes: the held-out turns are in other scopes, and only
     the index's word statistics hold their words); ``maxsim``: read the reranker's MaxSim too
-    (0 when not: stage 1 alone needs none)."""
+    (0 when not: stage 1 alone needs none); ``extra_dev``: with that many more development
+    conversations (``convo_generate.dataset``; with ``full_store`` only)."""
     from mem.format.index.derived import attach
     from mem.format.search.engine import Searcher
     from mem.format.search.rerank import load_reranker
     from mem.format.store.store import Store
 
-    data = convo_generate.dataset()
+    if extra_dev and not full_store:
+        raise SystemExit("--extra-dev needs --full-store")
+    data = convo_generate.dataset(extra_dev=extra_dev)
     if full_store:
-        prep = convo_run.prepare(provider, log=log)
+        prep = convo_run.prepare(provider, log=log, extra_dev=extra_dev)
         store = Store.open(prep.store_dir)
         attach(store)
     else:
@@ -236,30 +244,40 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
         speaker of the pool: in a chat of two, the named person is who it speaks to."""
         if not r["named_pool"]:
             return np.zeros(len(f))
-        return np.array([R.spoken_to(x[7], x[2], x[8]) for x in r["feats"]])
+        return np.array([spoken_to(x[7], x[2], x[8]) for x in r["feats"]])
 
-    # stage 2's columns: z1, named, named * b, says when, [another speaker's turn to them], bias
-    FORMS = {"named": False, "named+addressed": True}
+    # stage 2's columns: z1, named, named * b, says when, [another speaker's turn to them:
+    # addressed, addressed * b], bias. A form: (addressed, addressed * b, addressed counted as named)
+    FORMS = {"named": (False, False, False), "named+addressed": (True, False, False),
+             "named+addressed_b": (False, True, False), "named+addressed+addressed_b": (True, True, False),
+             "addressed-as-named": (False, False, True)}
 
     def stages(use_time: bool, rerank_top: int, form: str = "named",
                c2_fixed: np.ndarray | None = None, z1_of: Any = None,
                c3_fixed: np.ndarray | None = None) -> tuple[Any, Any, np.ndarray, np.ndarray]:
         """Stage 2 (with or without the "when" evidence; ``form``: its speaker terms; ``c2_fixed``:
-        coefficients given, not fitted; ``z1_of``: another stage 1) and stage 3 over the best
+        coefficients given, not fitted: S_Z1, S_NAMED, S_NAMED_B, S_TIME, S_ADDRESSED,
+        S_ADDRESSED_B, S_BIAS; ``z1_of``: another stage 1) and stage 3 over the best
         ``rerank_top``."""
         zf1 = z1_of or z1
-        with_addr = FORMS[form]
+        with_addr, with_addr_b, as_named = FORMS[form]
+
+        def who(r: Any, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # named, addressed
+            n, a = named(r, f), addressed(r, f)
+            return (np.maximum(n, a), np.zeros(len(f))) if as_named else (n, a)
 
         def staged(r: Any) -> bool:  # stage 2 applies: the query names a speaker of the pool, or asks when
             return bool(r["named_pool"]) or bool(r["asks_when"] and use_time)
 
         def cols(r: Any, f: np.ndarray, t: Any) -> list[np.ndarray]:
-            n = named(r, f)[t]
+            n, a = (x[t] for x in who(r, f))
             out = [zf1(r, f)[t], n, n * base(f)[t]]
             if use_time:
                 out.append(f[t, 6])
             if with_addr:
-                out.append(addressed(r, f)[t])
+                out.append(a)
+            if with_addr_b:
+                out.append(a * base(f)[t])
             return out
 
         if c2_fixed is None:
@@ -272,16 +290,17 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
             w2 = logfit(np.vstack(xs), np.concatenate(ys))
             it = iter(w2)
             c2 = np.array([next(it), next(it), next(it), next(it) if use_time else 0.0,
-                           next(it) if with_addr else 0.0, next(it)])
+                           next(it) if with_addr else 0.0, next(it) if with_addr_b else 0.0, next(it)])
         else:
             c2 = c2_fixed
 
         def z2(r: Any, f: np.ndarray) -> np.ndarray:
             z = zf1(r, f)
             if staged(r):
-                n = named(r, f)
-                z = (c2[0] * z + c2[1] * n + c2[2] * n * base(f) + c2[3] * f[:, 6] + c2[4] * addressed(r, f)
-                     + c2[5])
+                n, a = who(r, f)
+                b = base(f)
+                z = (c2[0] * z + c2[1] * n + c2[2] * n * b + c2[3] * f[:, 6] + c2[4] * a + c2[5] * a * b
+                     + c2[6])
             return z
 
         xs, ys, offs = [], [], []
@@ -323,18 +342,19 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
     # the forms of stage 2's speaker term, each fitted on the same rows: chosen by dev R@10, then MRR
     shipped_c1 = R.CALIBRATION.get(R.CALIBRATED_FOR, (R.SCALE, R.BIAS))
     shipped = stages(True, R.RERANK_TOP, "named",
-                     c2_fixed=np.array([R.S_Z1, R.S_NAMED, R.S_NAMED_B, R.S_TIME, R.S_ADDRESSED, R.S_BIAS]),
+                     c2_fixed=np.array([R.S_Z1, R.S_NAMED, R.S_NAMED_B, R.S_TIME, 0.0, 0.0, R.S_BIAS]),
                      c3_fixed=np.array([R.R_MAXSIM, R.R_NAMED_M, R.R_BIAS]),
                      z1_of=lambda r, f: shipped_c1[0] * base(f) + shipped_c1[1])
     B = convo_run.BEFORE
     before = stages(True, R.RERANK_TOP, "named",
-                    c2_fixed=np.array([B["S_Z1"], B["S_NAMED"], B["S_NAMED_B"], B["S_TIME"], 0.0, B["S_BIAS"]]),
+                    c2_fixed=np.array([B["S_Z1"], B["S_NAMED"], B["S_NAMED_B"], B["S_TIME"], B.get("S_ADDRESSED", 0.0),
+                                       B.get("S_ADDRESSED_B", 0.0), B["S_BIAS"]]),
                     c3_fixed=np.array([B["R_MAXSIM"], B["R_NAMED_M"], B["R_BIAS"]]),
                     z1_of=lambda r, f: B["SCALE"] * base(f) + B["BIAS"])
     fitted = {form: stages(True, R.RERANK_TOP, form) for form in FORMS}
     print("\nstage 2's speaker term, its forms (dev; stage 1 as fitted above, except \"as shipped\"):\n")
     print(head)
-    print(row("before (convo_run.BEFORE: fitted on version 2)", before[0]))
+    print(row("main (convo_run.BEFORE)", before[0]))
     print(row(f"as shipped (stage 1 {shipped_c1[0]:.3f}, {shipped_c1[1]:.3f}; S_NAMED {R.S_NAMED})", shipped[0]))
     for form, (zf, _z3f, c2f, _c3f) in fitted.items():
         print(row(f"refit, {form}: " + ", ".join(f"{x:.3f}" for x in c2f), zf))
@@ -345,18 +365,18 @@ def fit(rows: list[dict[str, Any]], weights: tuple[float, ...] = (0.4, 0.5, 0.6,
     print(f"\nstage 2's form: {choice}")
     print(f"VECTOR_WEIGHT = {w}")
     print(f"SCALE, BIAS = {c1[0]:.3f}, {c1[1]:.3f}")
-    print(f"S_Z1, S_NAMED, S_NAMED_B, S_TIME, S_ADDRESSED, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, {c2[2]:.3f}, "
-          f"{c2[3]:.3f}, {c2[4]:.3f}, {c2[5]:.3f}")
+    print(f"S_Z1, S_NAMED, S_NAMED_B, S_TIME, S_ADDRESSED, S_ADDRESSED_B, S_BIAS = {c2[0]:.3f}, {c2[1]:.3f}, "
+          f"{c2[2]:.3f}, {c2[3]:.3f}, {c2[4]:.3f}, {c2[5]:.3f}, {c2[6]:.3f}")
     print(f"R_MAXSIM, R_NAMED_M, R_BIAS = {c3[0]:.3f}, {c3[1]:.3f}, {c3[2]:.3f}  (R_Z = 1, an offset; "
           f"RERANK_TOP = {R.RERANK_TOP})")
     z2n, _z3n, c2n, _c3n = stages(False, R.RERANK_TOP, choice)
-    print(f"(without the when evidence: S_Z1, S_NAMED, S_NAMED_B, S_ADDRESSED, S_BIAS = {c2n[0]:.3f}, {c2n[1]:.3f}, "
-          f"{c2n[2]:.3f}, {c2n[4]:.3f}, {c2n[5]:.3f})")
+    print(f"(without the when evidence: S_Z1, S_NAMED, S_NAMED_B, S_ADDRESSED, S_ADDRESSED_B, S_BIAS = "
+          f"{c2n[0]:.3f}, {c2n[1]:.3f}, {c2n[2]:.3f}, {c2n[4]:.3f}, {c2n[5]:.3f}, {c2n[6]:.3f})")
     print("\n" + head)
     ranked = [("1: calibrated convex", z1), ("2: + speaker", z2n), ("2: + speaker + when (the default)", z2),
               (f"3: + reranker, top {R.RERANK_TOP}", z3),
               (f"3 as shipped: + reranker, top {R.RERANK_TOP}", shipped[1]),
-              (f"3 before: + reranker, top {R.RERANK_TOP}", before[1])]
+              (f"3 main: + reranker, top {R.RERANK_TOP}", before[1])]
     for name, zf in ranked:
         print(row(name, zf))
     dated_rows = [(r, f) for r, f in dated_arrs if len(f)]
@@ -398,19 +418,22 @@ def main() -> int:
                     "next time (only the fit is run again)")
     ap.add_argument("--stage1", action="store_true", help="fit stage 1 alone (the calibration of an embedder: "
                     "relevance.CALIBRATION; no reranker is run)")
-    ap.add_argument("--form", choices=["named", "named+addressed"], help="stage 2's speaker term: this form "
+    ap.add_argument("--form", choices=["named", "named+addressed", "named+addressed_b", "named+addressed+addressed_b",
+                                         "addressed-as-named"], help="stage 2's speaker term: this form "
                     "instead of the one with the best dev R@10")
     ap.add_argument("--keep-stage1", action="store_true", help="stage 1 as shipped (its vector weight and "
                     "calibration): only stages 2 and 3 (and S_DATE) are refitted")
     ap.add_argument("--full-store", action="store_true", help="search convo_run.py's store of both halves "
                     "(dev questions only) instead of building a dev-only store")
+    ap.add_argument("--extra-dev", type=int, default=0, help="with --full-store: that many more development "
+                    "conversations (convo_generate.dataset(extra_dev=N); the held-out half unchanged)")
     a = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = a.embedder
     if a.rows is not None and a.rows.exists():
         with open(a.rows, "rb") as f:
             rows = pickle.load(f)
     else:
-        rows = collect(a.embedder, full_store=a.full_store, maxsim=not a.stage1)
+        rows = collect(a.embedder, full_store=a.full_store, maxsim=not a.stage1, extra_dev=a.extra_dev)
         if a.rows is not None:
             with open(a.rows, "wb") as f:
                 pickle.dump(rows, f)

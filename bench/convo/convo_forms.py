@@ -3,7 +3,7 @@
 Reads a ``--dump`` file of bench/convo/convo_run.py or bench/convo2/convo2_run.py (one line per
 split, mode and question, with the evidence turns' speakers and texts) and sorts each question
 whose evidence someone the question does not name said by how that turn says it: to the person
-named ("you": ``relevance.spoken_to``), of them by name (the turn holds a name the question
+named ("you": ``spoken_to``), of them by name (the turn holds a name the question
 holds), or with neither. A question counts under each form its friend-spoken evidence has, "you"
 first.
 
@@ -14,12 +14,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
-from mem.format.search.relevance import read_query, spoken_to
+from mem.format.search.relevance import read_query
 
 FORMS = ("you", "by name", "neither")
+#: Words by which a turn speaks to someone (English).
+YOU_WORDS = frozenset(["you", "your", "yours", "yourself", "yourselves", "you're", "you've", "you'll", "you'd"])
+_WORD = re.compile(r"(?:[^\W_]|['-])+")  # letters, digits, "'" and "-" (str.isalnum: no "_")
+
+
+def spoken_to(speaker: str | None, named: float, text: str) -> float:
+    """1.0 when a turn someone said (``speaker``) who is not the one a question names (``named``
+    = 0) speaks to someone ("you", "your", "you're": ``YOU_WORDS``, any case): in a chat of two,
+    the other speaker's turn to the person named ("congratulations on your new job"); else 0.0.
+    (Stage 2 of mem's search had it as a term, ``addressed``, until its weight, fitted to 0 in
+    every form, was taken out: bench/README.md, "The friend's "you" turns"; convo_fit.py still
+    fits its forms.)"""
+    if speaker is None or named:
+        return 0.0
+    return 1.0 if any(w.strip("'-").lower() in YOU_WORDS for w in _WORD.findall(text)) else 0.0
 
 
 def form_of(text: str, speaker: str, names: frozenset[str]) -> str:

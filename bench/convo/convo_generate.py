@@ -42,7 +42,9 @@ be echoed without a first-person object ("me", "us") is told by name instead. Th
 are version 3's (``dataset(forms=("you",))`` gives version 3's turns).
 
 The conversations are split by index: even -> ``dev`` (tune on these), odd -> ``heldout``
-(report only; see bench/convo/convo_run.py).
+(report only; see bench/convo/convo_run.py). ``dataset(extra_dev=N)`` appends N more conversations
+to the development half (indices from ``CONVERSATIONS`` on, each generated as any other): a larger
+half to fit on, the held-out half the same conversations, byte for byte.
 """
 
 from __future__ import annotations
@@ -188,9 +190,10 @@ class _Builder:
 
 
 def conversation(index: int, seed: int = SEED, friend: bool = True,
-                 forms: tuple[str, ...] = FRIEND_FORMS) -> dict[str, Any]:
+                 forms: tuple[str, ...] = FRIEND_FORMS, split: str | None = None) -> dict[str, Any]:
     """Conversation ``index`` of the data set of ``seed`` (``friend``: with the friend-spoken
-    evidence, in ``forms``; without, the turns of version 2; ``forms=("you",)``: version 3's)."""
+    evidence, in ``forms``; without, the turns of version 2; ``forms=("you",)``: version 3's;
+    ``split``: its half, else ``split_of(index)``)."""
     rng = random.Random(f"convo:{seed}:{index}")
     cid = f"c{index:02d}"
     (a, ga), (b, gb) = rng.sample(SPEAKERS, 2)
@@ -274,7 +277,7 @@ def conversation(index: int, seed: int = SEED, friend: bool = True,
     if friend:
         _friend_turns(sessions, questions, {a: b, b: a}, random.Random(f"friend:{seed}:{index}"),
                       gender=gender, forms=forms, form_rng=random.Random(f"friend-form:{seed}:{index}"))
-    return {"id": cid, "split": split_of(index), "scope": f"convo-{cid}", "speakers": [a, b],
+    return {"id": cid, "split": split or split_of(index), "scope": f"convo-{cid}", "speakers": [a, b],
             "sessions": sessions, "questions": questions}
 
 
@@ -499,11 +502,14 @@ def _friend_turns(sessions: list[dict[str, Any]], questions: list[dict[str, Any]
 
 
 def dataset(seed: int = SEED, conversations: int = CONVERSATIONS, friend: bool = True,
-            forms: tuple[str, ...] = FRIEND_FORMS) -> dict[str, Any]:
+            forms: tuple[str, ...] = FRIEND_FORMS, extra_dev: int = 0) -> dict[str, Any]:
     """The data set (``friend=False``: without the friend-spoken evidence, for checking that it
     leaves every other turn as it was; ``forms=("you",)``: the friend's words as version 3 had
-    them)."""
+    them; ``extra_dev``: that many more conversations, all in the development half, after the
+    ``conversations``, which are as they are without them)."""
     convs = [conversation(i, seed, friend, forms) for i in range(conversations)]
+    convs += [conversation(i, seed, friend, forms, split="dev")
+              for i in range(max(conversations, CONVERSATIONS), max(conversations, CONVERSATIONS) + extra_dev)]
     body = json.dumps(convs, sort_keys=True, ensure_ascii=False).encode("utf-8")
     turns = json.dumps([[c["id"], c["sessions"]] for c in convs], sort_keys=True, ensure_ascii=False).encode("utf-8")
     return {"generator": "mem bench/convo", "version": VERSION, "seed": seed,

@@ -25,9 +25,9 @@ Command line::
 
     MEM_EMBEDDER=minilm .venv/bin/python bench/convo/convo_run.py --embedder minilm [--min-score 0.3]
 
-``--before`` runs the hybrid and reranked modes a second time in the same process with the
-constants of before the version-4 refit (``BEFORE``: main's) and adds R@5 / R@10 / MRR by who
-said the evidence (the person the question names, or the friend).
+``--before`` runs the hybrid and reranked modes a second time in the same process with main's
+constants (``BEFORE``) and adds R@5 / R@10 / MRR by who said the evidence (the person the
+question names, or the friend).
 """
 
 from __future__ import annotations
@@ -110,12 +110,16 @@ def speaker_in_text(data: dict[str, Any], *, keep_source_speaker: bool = True) -
 
 def prepare(provider: str = "minilm", *, seed: int = SEED, fresh: bool = False, threads: int | None = None,
             conversations: int = CONVERSATIONS, cache: Path | None = None,
-            log: Callable[[str], None] | None = None, with_speaker: str | None = None) -> Prepared:
+            log: Callable[[str], None] | None = None, with_speaker: str | None = None,
+            extra_dev: int = 0) -> Prepared:
     """The cached store for ``provider`` (built when missing): import every turn, build vectors.
+    ``extra_dev``: the data set with that many more development conversations
+    (``convo_generate.dataset``; a store of its own, keyed by its turns).
     ``with_speaker``: each turn's text begins with its speaker's name (:func:`speaker_in_text`),
     ``"source"`` keeping the speaker in the source too, ``"text"`` leaving it out of the source."""
     say = log or (lambda _m: None)
-    data = dataset(seed, conversations)
+    # (bench/convo2 hands its own ``dataset``, of two arguments, for the call: no extra_dev)
+    data = dataset(seed, conversations, extra_dev=extra_dev) if extra_dev else dataset(seed, conversations)
     if with_speaker is not None:
         data = speaker_in_text(data, keep_source_speaker=with_speaker == "source")
     # bench/convo's stores are keyed by the digest of the turns (a store holds the turns alone, so
@@ -285,13 +289,13 @@ def _measure(prep: Prepared, splits: Sequence[str], *, ks: Sequence[int], modes:
     return out
 
 
-#: The constants of mem.format.search.relevance before stage 2 was refitted on generator version
-#: 4 (the search of db73988: stage 2 fitted on version 3, whose friend-spoken answers all say
-#: "you"): ``--before`` runs the modes that read them (hybrid, reranked) with them too, in the
-#: same process, as ``<mode> (before)``.
-BEFORE: dict[str, Any] = {"S_Z1": 0.616, "S_NAMED": 4.439, "S_NAMED_B": 17.660, "S_TIME": 1.499,
-                          "S_ADDRESSED": 5.776, "S_BIAS": -7.727, "S_DATE": 4.0,
-                          "R_MAXSIM": 5.743, "R_NAMED_M": -1.220, "R_BIAS": 0.855, "SCALE": 12.675, "BIAS": -5.990}
+#: The constants of mem.format.search.relevance on main (7412aa2: stage 2 fitted on generator
+#: version 4's dev half, f6ae905, with its ``addressed`` term at weight 0.0, since taken out):
+#: ``--before`` runs the modes that read them (hybrid, reranked) with them too, in the same
+#: process, as ``<mode> (before)``.
+BEFORE: dict[str, Any] = {"S_Z1": 1.711, "S_NAMED": 3.639, "S_NAMED_B": 4.069, "S_TIME": 1.463,
+                          "S_BIAS": -0.417, "S_DATE": 4.0,
+                          "R_MAXSIM": 9.448, "R_NAMED_M": -5.743, "R_BIAS": 0.657, "SCALE": 12.675, "BIAS": -5.990}
 #: The modes whose order relevance's stage-2 and stage-3 constants decide (the others are run once).
 STAGED_MODES: tuple[str, ...] = ("hybrid", "reranked")
 
@@ -307,10 +311,6 @@ def constants(values: Mapping[str, Any]) -> Iterator[None]:
     saved_cal = dict(relevance.CALIBRATION)
     for k in names:
         setattr(relevance, k, values[k])
-    for extra in ("S_ADDRESSED",):
-        if hasattr(relevance, extra) and extra not in values:
-            saved[extra] = getattr(relevance, extra)
-            setattr(relevance, extra, 0.0)  # a term the constants before did not have
     if "SCALE" in values:
         relevance.CALIBRATION["minilm"] = (values["SCALE"], values["BIAS"])
     try:
@@ -477,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="each turn's text written 'Name: text' (its own store); 'text': without the "
                          "speaker in the source")
     ap.add_argument("--before", action="store_true", help="run hybrid and reranked with relevance's constants of "
-                    "before the version-4 refit too (BEFORE), and print R@k per slice: evidence said by the person "
+                    "main too (BEFORE), and print R@k per slice: evidence said by the person "
                     "named or by the friend")
     args = ap.parse_args(argv)
 

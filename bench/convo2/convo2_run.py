@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
                          "text); 'text': without the speaker in the source")
     ap.add_argument("--k-prefix", action="store_true", help="does the top 10 change when more hits are asked for?")
     ap.add_argument("--before", action="store_true", help="hybrid and reranked with relevance's constants of "
-                    "before the version-4 refit too (bench/convo's BEFORE), and R@k by who said the evidence")
+                    "main too (bench/convo's BEFORE), and R@k by who said the evidence")
     ap.add_argument("--ks", default="5,10", help="the k of recall@k (the largest is what each search asks for)")
     args = ap.parse_args(argv)
 

@@ -13,17 +13,15 @@ development half of the conversational benchmark, never on its held-out half:
    their own, so each is fitted on its own; ``convo_fit.py --stage1 --embedder X`` prints them);
 2. when the query names someone who speaks in the best ``SPEAKER_TOP`` hits (a record's speaker:
    ``speaker_of``, an imported turn's ``source.speaker``), asks "when" or names a date, each hit:
-   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_ADDRESSED · addressed
-   + S_TIME · timed + S_DATE · dated + S_BIAS``,
-   ``named`` = 1 when the record's speaker is named (a question about what Sofia said is answered
-   by a turn Sofia spoke, whose text says "I", not "Sofia"), ``addressed`` = 1 when it is not but
-   the record has a speaker and speaks to someone ("you", "your": ``spoken_to``; in a chat of two,
-   the other speaker's turn to the person named: "congratulations on your new job"), both only
-   when the query names a speaker of the best hits (``S_ADDRESSED`` was fitted to 0: the
-   friend tells of the person named to them, of them by name, or in a reply with neither); the
-   named person's own turns get a shift that grows a little with their content's evidence
-   ``b``, and the content weighs more than the speaker, so a turn the friend said can outrank
-   the named person's small talk;
+   ``zs = S_Z1 · z1 + S_NAMED · named + S_NAMED_B · named · b + S_TIME · timed + S_DATE · dated
+   + S_BIAS``,
+   ``named`` = 1 when the query names a speaker of the best hits and the record's speaker is the
+   one named (a question about what Sofia said is answered by a turn Sofia spoke, whose text
+   says "I", not "Sofia"); the named person's own turns get a shift that grows a little with
+   their content's evidence ``b``, and the content weighs more than the speaker, so a turn the
+   friend said can outrank the named person's small talk. (A term for the other speaker's turn
+   that speaks to the person named, "you", fitted to 0 in every form tried and is not part of
+   the score: bench/README.md, "The friend's "you" turns");
    ``timed`` = 1 when the query asks "when" or names a date and the record says when
    (``has_time``: "yesterday", "last Saturday", a date), ``dated`` = 1 when the record's
    ``valid_from`` falls on a date the query names or in the ``DATE_AFTER_DAYS`` after it
@@ -86,14 +84,12 @@ POOL_MIN = 10
 #: Stage 2: how many of the best hits are read for their speaker, and its coefficients
 #: (``MEM_EMBEDDER=minilm bench/convo/convo_fit.py --full-store --keep-stage1`` on generator
 #: version 4's dev half, where a tenth of the answers are said by the friend of the person
-#: named, to them, of them by name or in a reply with neither; the form with ``addressed`` fitted
-#: its weight to 0.0 there and was not chosen: bench/README.md, "Friend-spoken evidence in
-#: several forms").
+#: named, to them, of them by name or in a reply with neither: bench/README.md, "Friend-spoken
+#: evidence in several forms").
 SPEAKER_TOP = 30
 S_Z1 = 1.711
 S_NAMED = 3.639
 S_NAMED_B = 4.069
-S_ADDRESSED = 0.0
 S_TIME = 1.463
 S_BIAS = -0.417
 #: Stage 2, a query that names a date: the weight of a record valid from a time in the date's
@@ -159,12 +155,11 @@ def base_of(z1: float) -> float:
     return (z1 - BIAS) / SCALE
 
 
-def speaker_z(z1: float, named: float, timed: float = 0.0, dated: float = 0.0, addressed: float = 0.0) -> float:
+def speaker_z(z1: float, named: float, timed: float = 0.0, dated: float = 0.0) -> float:
     """Stage 2's log-odds of a hit in a query that names a speaker of the best hits (``named``:
-    ``name_match``; ``addressed``: ``spoken_to``), asks when (``timed``: ``time_match``) or names
-    a date (``dated``: ``date_match``)."""
-    return (S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_ADDRESSED * addressed
-            + S_TIME * timed + S_DATE * dated + S_BIAS)
+    ``name_match``), asks when (``timed``: ``time_match``) or names a date (``dated``:
+    ``date_match``)."""
+    return S_Z1 * z1 + S_NAMED * named + S_NAMED_B * named * base_of(z1) + S_TIME * timed + S_DATE * dated + S_BIAS
 
 
 def rerank_z(z: float, maxsim: float, named: float) -> float:
@@ -296,20 +291,6 @@ def name_match(reading: QueryReading, speaker: str | None) -> float:
     return 1.0 if speaker is not None and speaker in reading.names else 0.0
 
 
-#: Words by which a turn speaks to someone (English).
-_YOU_WORDS = frozenset(["you", "your", "yours", "yourself", "yourselves", "you're", "you've", "you'll", "you'd"])
-
-
-def spoken_to(speaker: str | None, named: float, text: str) -> float:
-    """1.0 when a record someone said (``speaker``) who is not the one the query names
-    (``named`` = 0, ``name_match``) speaks to someone ("you", "your", "you're"): in a chat of two,
-    the other speaker's turn to the person named, which may tell what they did ("congratulations
-    on your new job"); else 0.0."""
-    if speaker is None or named:
-        return 0.0
-    return 1.0 if any(w.lower() in _YOU_WORDS for w in _words(text)) else 0.0
-
-
 def time_match(reading: QueryReading, text: str) -> float:
     """For a question that asks "when" or names a date: 1.0 when the record's ``text`` says when
     (``has_time``); 0.0 for any other query. The turn that answers "when did ..." says when,
@@ -361,5 +342,4 @@ __all__ = [
     "sigmoid",
     "speaker_of",
     "speaker_z",
-    "spoken_to",
 ]

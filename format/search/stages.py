@@ -40,9 +40,8 @@ class LaterStages(SearcherResources):
     def _stage2(self, query: str, hits: list[Hit], explain: bool) -> list[Hit]:
         """Stage 2 (mem.format.search.relevance): when the query names someone who speaks in the best
         ``SPEAKER_TOP`` hits, asks "when" or names a date, every hit is rescored by whether its
-        speaker is the one named (or, another speaker, it speaks to someone: ``spoken_to``),
-        whether it says when and whether its time falls in the named date's window; all sorted
-        by score."""
+        speaker is the one named, whether it says when and whether its time falls in the named
+        date's window; all sorted by score."""
         from mem.format.search.relevance import (
             SPEAKER_TOP,
             date_match,
@@ -51,7 +50,6 @@ class LaterStages(SearcherResources):
             sigmoid,
             speaker_of,
             speaker_z,
-            spoken_to,
             time_match,
         )
 
@@ -66,15 +64,13 @@ class LaterStages(SearcherResources):
         for h in scored:
             assert h.z is not None and h.prior is not None
             named = name_match(reading, who[id(h)]) if by_name else 0.0
-            addressed = spoken_to(who[id(h)], named, h.content) if by_name else 0.0
             timed = time_match(reading, h.content)
             dated = date_match(reading, h.record.valid_from)
-            z = speaker_z(h.z, named, timed, dated, addressed)
+            z = speaker_z(h.z, named, timed, dated)
             rel = sigmoid(z)
             if explain and h.explain is not None:
-                h.explain["speaker"] = {"speaker": who[id(h)], "named": named, "addressed": addressed,
-                                        "says_when": timed, "date_named": dated,
-                                        "first_relevance": h.explain.get("relevance")}
+                h.explain["speaker"] = {"speaker": who[id(h)], "named": named, "says_when": timed,
+                                        "date_named": dated, "first_relevance": h.explain.get("relevance")}
                 h.explain["relevance"] = round(rel, 6)
             h.z, h.score = z, rel * h.prior
         hits.sort(key=lambda h: (-h.score, h.id))

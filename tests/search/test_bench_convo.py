@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CONVO = Path(__file__).resolve().parents[2] / "bench" / "convo"
 sys.path.insert(0, str(CONVO))
 
+import convo_forms  # noqa: E402
 import convo_generate as generate  # noqa: E402
 import convo_run  # noqa: E402
 
@@ -109,7 +112,7 @@ def test_friend_spoken_evidence_on_both_halves(data: dict[str, Any]) -> None:
     2 with the same id, in the friend's words: to them ("you", version 3's frames), of them by
     name in the third person, or an echo with neither (version 4); every other turn and every
     question is version 2's."""
-    from mem.format.search.relevance import spoken_to
+    from convo_forms import spoken_to
 
     assert data["version"] == "4" and data["turns_digest"] not in ("44e20ebd4e0c2701", "89657eb1b94e277a")
     v2 = generate.dataset(friend=False)
@@ -173,6 +176,65 @@ def test_version_3_is_the_friend_speaking_to_them() -> None:
                 for t, to in zip(s["turns"], so["turns"], strict=True) if t != to}
 
     assert changed(v4) == changed(v3)
+
+
+def _half_digest(d: dict[str, Any], split: str) -> str:
+    import hashlib
+
+    body = json.dumps([c for c in d["conversations"] if c["split"] == split], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
+def test_extra_development_conversations_leave_the_held_out_half_byte_identical(data: dict[str, Any]) -> None:
+    """``dataset(extra_dev=N)`` appends N conversations to the development half: the held-out half
+    is the same, byte for byte (its digest pinned), the first 24 conversations are as they are
+    without them, and every added one is a conversation of its own, in ``dev``."""
+    more = generate.dataset(extra_dev=4)
+    assert _half_digest(data, "heldout") == _half_digest(more, "heldout") == "39ecd67224672a82"
+    n = generate.CONVERSATIONS
+    assert more["conversations"][:n] == data["conversations"]
+    added = more["conversations"][n:]
+    assert [c["id"] for c in added] == [f"c{i:02d}" for i in range(n, n + 4)]
+    assert all(c["split"] == "dev" for c in added)
+    assert len({c["scope"] for c in more["conversations"]}) == n + 4
+    assert more["turns_digest"] != data["turns_digest"]
+    assert generate.dataset(extra_dev=4) == more  # deterministic
+    # the default data set (and so its cached stores and its figures) does not move
+    assert data["turns_digest"] == "78fd0bd39dbe2831" and data["digest"] == "d39b6edfd24665d1"
+    # the digest sees one changed character of a held-out turn
+    changed = json.loads(json.dumps(more))
+    next(c for c in changed["conversations"] if c["split"] == "heldout")["sessions"][0]["turns"][0]["text"] += "!"
+    assert _half_digest(changed, "heldout") != _half_digest(data, "heldout")
+
+
+def test_spoken_to() -> None:
+    """bench/convo's reading of a turn that speaks to someone (the friend's "you" form; the forms
+    of convo_fit.py's ``addressed`` terms)."""
+    from convo_forms import spoken_to
+
+    assert spoken_to("ben", 0.0, "Congratulations on your new job!") == 1.0
+    assert spoken_to("ben", 0.0, "So YOU'RE the one who took the last biscuit") == 1.0
+    assert spoken_to("ben", 0.0, "'you' again?") == 1.0
+    # negative: the named person's own turn, a turn without a speaker, a turn to nobody, a word
+    # that only holds "you"
+    assert spoken_to("ana", 1.0, "How are you?") == 0.0
+    assert spoken_to(None, 0.0, "How are you?") == 0.0
+    assert spoken_to("ben", 0.0, "My cousin had an interview there once.") == 0.0
+    assert spoken_to("ben", 0.0, "The youth club and Younger Ltd") == 0.0
+    assert spoken_to("ben", 0.0, "") == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40), st.text(max_size=40), st.sampled_from(sorted(convo_forms.YOU_WORDS)))
+def test_spoken_to_reads_a_you_word_anywhere(before: str, after: str, you: str) -> None:
+    """A "you" word standing alone anywhere makes a turn spoken to someone, in any case; a text
+    without the letters "you" never is; the person named's own turn never is."""
+    spoken_to = convo_forms.spoken_to
+    text = f"{before} {you.upper() if len(before) % 2 else you} {after}"
+    assert spoken_to("ben", 0.0, text) == 1.0
+    assert spoken_to("ben", 1.0, text) == 0.0 and spoken_to(None, 0.0, text) == 0.0
+    if "you" not in (before + after).lower():
+        assert spoken_to("ben", 0.0, before + after) == 0.0
 
 
 def test_third_person_and_bare_echo() -> None:
