@@ -254,56 +254,6 @@ def test_weekdays_land_on_that_weekday_within_two_weeks(day: _dt.date, which: st
     assert g.content.endswith(g.valid_from.isoformat())
 
 
-def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-
-    from tests.conftest import MEM_EXE, sigint_default
-
-    store_dir = tmp_path / "store"
-    run_mem("init", str(store_dir))
-    projects = tmp_path / "projects"
-    projects.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "MEM_STORE"} | {"TZ": "UTC", "NO_COLOR": "1"}
-    assert MEM_EXE
-    proc = subprocess.Popen(
-        [MEM_EXE, "--store", str(store_dir), "capture", "--watch", "--json", "--interval", "0.1",
-         str(projects)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=sigint_default,
-    )
-    try:
-        assert proc.stdout is not None
-        session = projects / "-home-sam-proj" / CLAUDE.name
-        session.parent.mkdir()
-        lines = CLAUDE.read_text("utf-8").splitlines(keepends=True)
-
-        def captured_until(n: int) -> list[str]:
-            # each report line is one pass over one changed file; a write may be seen half done
-            got: list[str] = []
-            while len(got) < n:
-                line = proc.stdout.readline()  # blocks until the watcher reports
-                assert line, "the watcher ended early"
-                got += [i["content"] for i in json.loads(line)["items"] if i["outcome"] == "captured"]
-            return got
-
-        session.write_text("".join(lines[:6]), "utf-8")
-        assert captured_until(2) == ["User lives in Lisbon", "User prefers tabs over spaces"]
-        with open(session, "a", encoding="utf-8") as f:
-            f.write("".join(lines[6:]))
-        assert captured_until(2) == EXPECTED[CLAUDE][2:]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()  # a watcher that did not stop is not left running after the test
-                proc.communicate()
-    assert proc.returncode == 0, err
-    assert "stopped watching: 4 captured from" in err
-    assert sorted(_contents(store_dir)) == sorted(EXPECTED[CLAUDE])
-
-
 def _watcher(tmp_path: Path, sigint: object) -> tuple[object, Path, Path]:
     """A `mem capture --watch --json` over an empty folder, started with SIGINT at ``sigint``."""
     import signal
@@ -337,6 +287,43 @@ def _stopped(proc, sig: int) -> str:  # type: ignore[no-untyped-def]
             proc.communicate()
     assert proc.returncode == 0, err
     return " ".join(err.split())
+
+
+def test_watch_captures_sessions_as_they_appear_and_stops_cleanly(tmp_path: Path) -> None:
+    import signal
+
+    proc, store_dir, projects = _watcher(tmp_path, signal.SIG_DFL)  # (SIGINT at its default)
+    try:
+        assert proc.stdout is not None
+        session = projects / "-home-sam-proj" / CLAUDE.name
+        session.parent.mkdir()
+        lines = CLAUDE.read_text("utf-8").splitlines(keepends=True)
+
+        def captured_until(n: int) -> list[str]:
+            # each report line is one pass over one changed file; a write may be seen half done
+            got: list[str] = []
+            while len(got) < n:
+                line = proc.stdout.readline()  # blocks until the watcher reports
+                assert line, "the watcher ended early"
+                got += [i["content"] for i in json.loads(line)["items"] if i["outcome"] == "captured"]
+            return got
+
+        session.write_text("".join(lines[:6]), "utf-8")
+        assert captured_until(2) == ["User lives in Lisbon", "User prefers tabs over spaces"]
+        with open(session, "a", encoding="utf-8") as f:
+            f.write("".join(lines[6:]))
+        assert captured_until(2) == EXPECTED[CLAUDE][2:]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # a watcher that did not stop is not left running after the test
+                proc.communicate()
+    assert proc.returncode == 0, err
+    assert "stopped watching: 4 captured from" in err
+    assert sorted(_contents(store_dir)) == sorted(EXPECTED[CLAUDE])
 
 
 def test_watch_says_ctrl_c_stops_it(tmp_path: Path) -> None:
