@@ -106,3 +106,19 @@ def test_jsonlite_with_and_without_the_accelerator(prelude: str, accelerated: bo
     got = _json_probe(prelude)
     assert got == {"accelerated": accelerated, "same": True, "back": True,
                    "err": ["Expecting value", 3]}  # fmt: skip
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_sigint_ignored_after_the_command_with_and_without_the_c_module(blocked: bool) -> None:
+    """``cli.main._ignore_sigint`` sets SIGINT to SIG_IGN through ``_signal`` (``signal`` imports
+    enum: 3 ms of a lean search), or through ``signal`` on an interpreter without ``_signal``."""
+    code = (
+        # (signal is built on _signal: loaded first, then _signal refused, as a Python without it)
+        ("import sys, signal\nsys.modules['_signal'] = None\n" if blocked else "import sys\n")
+        + "from mem.cli.main import _ignore_sigint\n_ignore_sigint()\n"
+        "loaded = 'signal' in sys.modules\nimport signal\n"
+        "print(loaded, signal.getsignal(signal.SIGINT) == signal.SIG_IGN)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(blocked), "True"]

@@ -207,6 +207,19 @@ def test_lean_path_imports_no_store_module(small: Path) -> None:
     assert json.loads(p.stdout)["hits"]
 
 
+def test_lean_search_through_the_entry_point_imports_nothing_heavy(small: Path) -> None:
+    """The whole process (``run``, as the ``mem`` executable calls it): what it imports after
+    the search answered too (ignoring SIGINT for the exit) stays light."""
+    code = ("import sys\nfrom mem.cli.main import run\n"
+            f"sys.argv = ['mem', '--store', {str(small)!r}, 'search', 'budget', '--mode', 'lexical', '--json']\nrun()\n")
+    p = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["hits"]
+    loaded = {line.rsplit("|", 1)[1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    assert "mem.format.search.lexfast" in loaded
+    assert not loaded & {"enum", "signal", "contextlib", "re", "json", "typing", "dataclasses", "pathlib", "typer"}
+
+
 # -- through the real executable: the typer command's bytes ---------------------------------------
 
 CLI_CASES = [
