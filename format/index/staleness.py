@@ -276,7 +276,8 @@ class UnindexedCount:
         cur = _scope_dirs(store)
         again = [s for s, m in cur.items() if m == -1 or self._scopes.get(s, (None, 0))[0] != m]
         got = unindexed_by_scope(store, lex, again) if again else {}
-        self._scopes = {s: (m, got.get(s, 0) if s in again else self._scopes[s][1]) for s, m in cur.items()}
+        anew = set(again)  # (a store of 2,000 scopes: not a list's search per scope)
+        self._scopes = {s: (m, got.get(s, 0) if s in anew else self._scopes[s][1]) for s, m in cur.items()}
         self.counted = again
         return {s: n for s, (_m, n) in self._scopes.items() if n}
 
