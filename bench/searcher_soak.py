@@ -61,13 +61,22 @@ def main() -> None:
     ap.add_argument("--no-timeline", dest="timeline", action="store_false")
     ap.add_argument("--no-freeze", dest="freeze", action="store_false",
                     help="open the searcher without freeze_gc (the MCP server and --batch freeze)")
+    ap.add_argument("--trim", action="store_true",
+                    help="an experiment on the C heap: glibc's mmap threshold kept at its default, and "
+                         "malloc_trim(0) after each round that changed the index or ran a full scan "
+                         "(backlog.bound_c_heap and release_free_memory, as a bulk embedding does)")
     ap.add_argument("--rss-every", type=float, default=2.0,
                     help="sample the process's RSS every so many seconds (0: not at all, nor after rounds)")
     args = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = args.embedder
     env = {**os.environ, "MEM_ACTOR": "bench@bench", "NO_COLOR": "1"}
     print(f"load average at start: {os.getloadavg()[0]:.1f}; store {args.store}; {args.minutes} min; "
-          f"freeze_gc {args.freeze}", flush=True)
+          f"freeze_gc {args.freeze}; trim {args.trim}; MALLOC_ARENA_MAX {os.environ.get('MALLOC_ARENA_MAX')}",
+          flush=True)
+    if args.trim:
+        from mem.format.index.backlog import bound_c_heap
+
+        bound_c_heap()
     s = open_searcher(args.store, freeze_gc=args.freeze)
     for q in QUERIES:  # warm: the model, the indexes, the page cache
         s.search(q, mode="hybrid")
@@ -103,7 +112,7 @@ def main() -> None:
         tl.start(t0, stop)
     if mem_log is not None:
         mem_log.start(t0, stop, args.rss_every)
-    watch_rounds(follower, tl, mem_log)
+    watch_rounds(follower, tl, mem_log, trim=args.trim)
     end = t0 + args.minutes * 60
     i = 0
     while time.perf_counter() < end:
@@ -149,24 +158,43 @@ def main() -> None:
 Span = tuple[float, float, str]  # (start, end, what), perf_counter seconds
 
 
-def rss_mb() -> float:
-    """The process's resident set now, MB (VmRSS; NaN where /proc is not there)."""
+def status_mb(*keys: str) -> list[float]:
+    """Fields of /proc/self/status in MB (NaN where /proc is not there): ``VmRSS`` the resident
+    set, ``RssAnon`` its anonymous part (the heaps, Python's objects, native allocations),
+    ``RssFile`` its file-backed part (mapped files: libraries, memory-mapped index files)."""
+    got: dict[str, float] = {}
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
+                k = line.split(":", 1)[0]
+                if k in keys:
+                    got[k] = int(line.split()[1]) / 1024
     except OSError:
         pass
-    return float("nan")
+    return [got.get(k, float("nan")) for k in keys]
 
 
-def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) -> None:
+def rss_mb() -> float:
+    """The process's resident set now, MB (VmRSS)."""
+    return status_mb("VmRSS")[0]
+
+
+def threads() -> int:
+    """The process's threads now (0 where /proc is not there)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
+
+
+def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None, trim: bool = False) -> None:
     """Wrap the background thread's ``round`` to note, after each, its kind (a full scan, a
     round that changed the index, or one that did neither) and span for the timeline, and the
-    RSS after each scan or change."""
-    if follower is None or (tl is None and mem_log is None):
+    RSS after each scan or change (``trim``: after ``malloc_trim(0)``, see ``--trim``)."""
+    if follower is None or (tl is None and mem_log is None and not trim):
         return
+    from mem.format.index.backlog import release_free_memory
+
     f: Any = follower
     real = f.round
 
@@ -176,6 +204,8 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) 
             real(poked)
         finally:
             kind = "scan" if f.scans != scans else "change" if f.rounds != rounds else "round"
+            if trim and kind != "round":
+                release_free_memory()
             if tl is not None:
                 tl.rounds.append((t, time.perf_counter(), kind))
             if mem_log is not None and kind != "round":
@@ -190,11 +220,16 @@ class Memory:
     def __init__(self) -> None:
         #: (seconds into the run, what: "tick" | "change" | "scan" | "end", RSS MB, frozen objects)
         self.samples: list[tuple[float, str, float, int]] = []
+        #: beside each sample: RssAnon and RssFile (MB) and the process's threads
+        self.parts: list[tuple[float, float, int]] = []
         self.t0 = 0.0
         self.start_rss = (rss_mb(), gc.get_freeze_count())  # after the warm-up searches
+        self.start_parts = (*status_mb("RssAnon", "RssFile"), threads())
 
     def sample(self, what: str, t0: float) -> None:
-        self.samples.append((time.perf_counter() - t0, what, rss_mb(), gc.get_freeze_count()))
+        rss, anon, file = status_mb("VmRSS", "RssAnon", "RssFile")
+        self.samples.append((time.perf_counter() - t0, what, rss, gc.get_freeze_count()))
+        self.parts.append((anon, file, threads()))
 
     def start(self, t0: float, stop: threading.Event, every: float) -> None:
         self.t0 = t0
@@ -209,19 +244,24 @@ class Memory:
         if not self.samples:
             return
         at = [x[0] for x in self.samples]
-        mid = min(self.samples, key=lambda x: abs(x[0] - seconds / 2))
-        end = self.samples[-1]
-        peak = max(self.samples, key=lambda x: x[2])
-        print("| searcher RSS | MB | frozen objects |\n|---|---|---|")
-        print(f"| at the start (warmed) | {self.start_rss[0]:.1f} | {self.start_rss[1]:,} |")
-        print(f"| in the middle ({mid[0]:.0f} s) | {mid[2]:.1f} | {mid[3]:,} |")
-        print(f"| at the end ({end[0]:.0f} s) | {end[2]:.1f} | {end[3]:,} |")
-        print(f"| maximum ({peak[0]:.0f} s) | {peak[2]:.1f} | {peak[3]:,} |")
-        per_min: dict[int, list[float]] = {}
-        for t, _w, r, _f in self.samples:
-            per_min.setdefault(int(t // 60), []).append(r)
-        print("RSS median per minute, MB: " + ", ".join(f"{m}: {statistics.median(v):.1f}"
-                                                        for m, v in sorted(per_min.items())))
+        i_mid = min(range(len(at)), key=lambda i: abs(at[i] - seconds / 2))
+        i_peak = max(range(len(at)), key=lambda i: self.samples[i][2])
+        print("| searcher RSS | MB | of it anonymous / file-backed, MB | threads | frozen objects |\n"
+              "|---|---|---|---|---|")
+        a0, f0, th0 = self.start_parts
+        print(f"| at the start (warmed) | {self.start_rss[0]:.1f} | {a0:.1f} / {f0:.1f} | {th0} | "
+              f"{self.start_rss[1]:,} |")
+        for what, i in ((f"in the middle ({at[i_mid]:.0f} s)", i_mid), (f"at the end ({at[-1]:.0f} s)", len(at) - 1),
+                        (f"maximum ({at[i_peak]:.0f} s)", i_peak)):
+            _t, _w, r, fz = self.samples[i]
+            an, fi, th = self.parts[i]
+            print(f"| {what} | {r:.1f} | {an:.1f} / {fi:.1f} | {th} | {fz:,} |")
+        per_min: dict[int, list[tuple[float, float, float]]] = {}
+        for (t, _w, r, _f), (an, fi, _th) in zip(self.samples, self.parts, strict=True):
+            per_min.setdefault(int(t // 60), []).append((r, an, fi))
+        print("RSS median per minute, MB (anonymous / file-backed): " + ", ".join(
+            f"{m}: {statistics.median(x[0] for x in v):.1f} ({statistics.median(x[1] for x in v):.1f} / "
+            f"{statistics.median(x[2] for x in v):.1f})" for m, v in sorted(per_min.items())))
         rounds = [(r, fz) for _t, w, r, fz in self.samples if w in ("change", "scan")]
         print(f"{len(self.samples)} samples over {at[-1]:.0f} s; after each of {len(rounds)} index-changing "
               f"rounds and scans: RSS first / last {rounds[0][0] if rounds else float('nan'):.1f} / "
