@@ -6,6 +6,7 @@ once), not with the full reader and a tombstone file per record. Counted calls, 
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,17 +29,22 @@ from tests.search.test_index_budget import _indexed, _write_files
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, Counter[str]]:
-    """Each scope folder listed and each record file read by a plan, counted."""
+    """Each scope folder listed and each record file read by a plan on the test's own thread,
+    counted: a long-lived searcher that an earlier test in this worker process left running lists
+    its own store's scopes from its background thread, through the same patched functions."""
     listed: Counter[str] = Counter()
     read: Counter[str] = Counter()
     real_list, real_read = staleness.record_files, staleness._read_fields
+    mine = threading.get_ident()
 
     def record_files(scope_dir: str) -> Any:
-        listed[os.path.basename(scope_dir)] += 1
+        if threading.get_ident() == mine:
+            listed[os.path.basename(scope_dir)] += 1
         return real_list(scope_dir)
 
     def read_fields(path: Path, scope: str, rid: str) -> Any:
-        read[rid] += 1
+        if threading.get_ident() == mine:
+            read[rid] += 1
         return real_read(path, scope, rid)
 
     monkeypatch.setattr(staleness, "record_files", record_files)
