@@ -207,10 +207,12 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     ),
 )
 
-# 13 to 19 digits, spaces or dashes between, starting as issuers' numbers do (2-6: Mastercard,
-# Amex, Visa, Discover, Diners, JCB, UnionPay, Maestro), not inside a word: a millisecond time
-# (1700000200000) or an id like session_1700000200000_ab is no card, however its checksum falls.
-_CARD_RE = r"(?<![\w-])[2-6](?:[ -]?\d){12,18}(?![\w-])"
+# 13 to 19 digits, spaces or dashes between, starting as issuers' numbers do (22-27: Mastercard's
+# 2-series, 2221-2720; 3-6: Amex, Diners, JCB, Visa, Mastercard, Maestro, Discover, UnionPay), not
+# inside a word: a millisecond time (1700000200000), an id like session_1700000200000_ab, or a
+# compact time of this century or the next (20261202222610, YYYYMMDDhhmmss) is no card, however
+# its checksum falls (one in ten such times passes Luhn).
+_CARD_RE = r"(?<![\w-])(?:2(?=[ -]?[2-7])|[3-6])(?:[ -]?\d){12,18}(?![\w-])"
 _compiled: list[tuple[str, re.Pattern[str]]] = []
 
 
