@@ -1,7 +1,7 @@
 """A long-lived searcher under a steady stream of searches and writes (issue 21): no search
 slower than 5x its p50, the background full scan and the new records' vectors included.
 
-    python bench/searcher_soak.py STORE [--minutes 10] [--write-every 5] [--embedder minilm]
+    python bench/searcher_soak.py STORE [--minutes 10] [--write-every 5] [--embedder minilm] [--floor]
 
 STORE: an existing store with both indexes built (e.g. the 100k store `bench/import_search.py
 --n 100000` leaves); the run writes to it (give it a copy). One long-lived searcher
@@ -11,7 +11,14 @@ hybrid searches back to back for ``--minutes``, cycling over a few queries; mean
 thread, format/index/follower.py, indexes and embeds it). Prints the latency table (p50, p90,
 p99, max, max / p50, searches over 5x p50), how many full scans and index-changing rounds the
 background thread ran, and the slowest searches with their time into the run. Not a test:
-nothing is asserted; the machine's load is printed.
+nothing is asserted; the machine's load is printed. An add that fails is counted and its error
+printed.
+
+The floor (``--floor``): the same run with the `mem add` processes writing into a scratch store
+of their own, and no periodic full scan (the background thread's ``_full_due`` wrapped to say
+no), so that the searcher's background thread has nothing to index, embed or scan (its rounds
+still run and find nothing). What is over 5x p50 there is the machine's: a process starting
+beside the searches on 2 cores. Run it beside the real run, alternating.
 
 The timeline (``--timeline``, on by default): what overlapped each search slower than 5x p50,
 from hooks that only note times: the garbage collector's passes (``gc.callbacks``: generation,
@@ -61,28 +68,30 @@ def main() -> None:
     ap.add_argument("--no-timeline", dest="timeline", action="store_false")
     ap.add_argument("--no-freeze", dest="freeze", action="store_false",
                     help="open the searcher without freeze_gc (the MCP server and --batch freeze)")
-    ap.add_argument("--trim", action="store_true",
-                    help="an experiment on the C heap: glibc's mmap threshold kept at its default, and "
-                         "malloc_trim(0) after each round that changed the index or ran a full scan "
-                         "(backlog.bound_c_heap and release_free_memory, as a bulk embedding does)")
+    ap.add_argument("--floor", action="store_true",
+                    help="the floor: the same `mem add` processes at the same pace, into a scratch store "
+                         "of their own (the searcher's background thread has nothing to index or embed)")
     ap.add_argument("--rss-every", type=float, default=2.0,
                     help="sample the process's RSS every so many seconds (0: not at all, nor after rounds)")
     args = ap.parse_args()
     os.environ["MEM_EMBEDDER"] = args.embedder
     env = {**os.environ, "MEM_ACTOR": "bench@bench", "NO_COLOR": "1"}
     print(f"load average at start: {os.getloadavg()[0]:.1f}; store {args.store}; {args.minutes} min; "
-          f"freeze_gc {args.freeze}; trim {args.trim}; MALLOC_ARENA_MAX {os.environ.get('MALLOC_ARENA_MAX')}",
+          f"freeze_gc {args.freeze}; floor {args.floor}; MALLOC_ARENA_MAX {os.environ.get('MALLOC_ARENA_MAX')}",
           flush=True)
-    if args.trim:
-        from mem.format.index.backlog import bound_c_heap
+    target = args.store
+    if args.floor:
+        import tempfile
 
-        bound_c_heap()
+        target = Path(tempfile.mkdtemp(prefix="soak-floor-")) / "store"
+        subprocess.run([MEM, "init", str(target)], env=env, check=True, capture_output=True)
     s = open_searcher(args.store, freeze_gc=args.freeze)
     for q in QUERIES:  # warm: the model, the indexes, the page cache
         s.search(q, mode="hybrid")
     stop = threading.Event()
     writes: list[float] = []
     new_ids: set[str] = set()  # records the `mem add`s made (an add of a content already stored makes none)
+    failed: list[str] = []  # the last stderr line of each `mem add` that exited non-zero
     follower = getattr(s, "_follower", None)
     tl = Timeline() if args.timeline else None
     mem_log = Memory() if args.rss_every > 0 else None
@@ -94,12 +103,14 @@ def main() -> None:
         i = 0
         while not stop.wait(args.write_every):
             t = time.perf_counter()
-            out = subprocess.run([MEM, "--store", str(args.store), "add",
+            out = subprocess.run([MEM, "--store", str(target), "add",
                                   f"kite flying note {i} on the hill, soak run {run}", "--scope", "ana", "--json"],
                                  env=env, capture_output=True, stdin=subprocess.DEVNULL, text=True)
             writes.append(time.perf_counter() - t)
             if out.returncode == 0 and f"soak run {run}" in out.stdout:
                 new_ids.add(json.loads(out.stdout)["id"])
+            elif out.returncode != 0:
+                failed.append(f"exit {out.returncode}: {(out.stderr.strip().splitlines() or [''])[-1][:200]}")
             if tl is not None:
                 tl.writes.append((t, time.perf_counter()))
             i += 1
@@ -112,7 +123,9 @@ def main() -> None:
         tl.start(t0, stop)
     if mem_log is not None:
         mem_log.start(t0, stop, args.rss_every)
-    watch_rounds(follower, tl, mem_log, trim=args.trim)
+    if args.floor and follower is not None:
+        follower._full_due = lambda *a, **kw: False  # type: ignore[method-assign]
+    watch_rounds(follower, tl, mem_log)
     end = t0 + args.minutes * 60
     i = 0
     while time.perf_counter() < end:
@@ -140,8 +153,11 @@ def main() -> None:
     print(f"| searches over 5x p50 | {over} |")
     print(f"| full scans run by the background thread | {scans} |")
     print(f"| rounds of the background thread that changed the index | {rounds} |")
-    print(f"| records written meanwhile (`mem add`, one process each) | {len(new_ids)} of {len(writes)} adds |")
+    where = "into a scratch store (--floor)" if args.floor else "into the store"
+    print(f"| records written meanwhile {where} (`mem add`, one process each) | {len(new_ids)} of {len(writes)} adds |")
     print(f"| most unembedded records a search reported | {max(x[2] for x in lat)} |")
+    if failed:
+        print(f"{len(failed)} adds failed; the first: {failed[0]}")
     slow = sorted(lat, key=lambda x: -x[1])[:5]
     print("slowest: " + ", ".join(f"{x[1] * 1000:.0f} ms at {x[0]:.0f} s" for x in slow))
     if tl is not None:
@@ -152,6 +168,10 @@ def main() -> None:
         gc.unfreeze()  # after the timed run: what freezing kept from the collector
         print(f"after the run: gc.unfreeze() then gc.collect() found {gc.collect()} unreachable objects "
               f"(the searcher closed); RSS {rss_mb():.1f} MB")
+    if args.floor:
+        import shutil
+
+        shutil.rmtree(target.parent, ignore_errors=True)
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 
@@ -187,14 +207,12 @@ def threads() -> int:
         return 0
 
 
-def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None, trim: bool = False) -> None:
+def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) -> None:
     """Wrap the background thread's ``round`` to note, after each, its kind (a full scan, a
     round that changed the index, or one that did neither) and span for the timeline, and the
-    RSS after each scan or change (``trim``: after ``malloc_trim(0)``, see ``--trim``)."""
-    if follower is None or (tl is None and mem_log is None and not trim):
+    RSS after each scan or change."""
+    if follower is None or (tl is None and mem_log is None):
         return
-    from mem.format.index.backlog import release_free_memory
-
     f: Any = follower
     real = f.round
 
@@ -204,8 +222,6 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None, 
             real(poked)
         finally:
             kind = "scan" if f.scans != scans else "change" if f.rounds != rounds else "round"
-            if trim and kind != "round":
-                release_free_memory()
             if tl is not None:
                 tl.rounds.append((t, time.perf_counter(), kind))
             if mem_log is not None and kind != "round":
