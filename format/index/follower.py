@@ -50,6 +50,11 @@ MIN_GAP_S = 0.02
 #: (seconds); see the module text.
 SETTLE_S = 0.5
 
+#: The followers whose thread runs, by thread (``running``): added as a thread starts, removed by
+#: the thread as it ends. A searcher never closed keeps its thread, and the thread keeps it.
+_RUNNING: dict[threading.Thread, Follower] = {}
+_RUNNING_LOCK = threading.Lock()
+
 
 class _Stopped(Exception):
     """The searcher closed: the scan in progress is abandoned (it has written nothing yet)."""
@@ -110,8 +115,17 @@ class Follower:
             # glibc's mmap threshold kept at its default: else, once a large block is freed, the
             # large blocks of this thread's work come from its heap and stay there (as in bulk runs)
             bound_c_heap()
-            self._thread = threading.Thread(target=self._run, name="mem-follow", daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._run, name="mem-follow", daemon=True)
+            with _RUNNING_LOCK:
+                _RUNNING[thread] = self
+            self._thread = thread
+            try:
+                thread.start()
+            except BaseException:  # (no thread could be started: nothing runs)
+                self._thread = None
+                with _RUNNING_LOCK:
+                    _RUNNING.pop(thread, None)
+                raise
 
     def stop(self) -> None:
         self._stop.set()
@@ -345,9 +359,21 @@ class Follower:
                     self._stop.wait(5.0)
                 self._stop.wait(MIN_GAP_S)
         finally:
-            self._close_indexes()
-            with self._cond:
-                self._cond.notify_all()
+            try:
+                self._close_indexes()
+                with self._cond:
+                    self._cond.notify_all()
+            finally:
+                with _RUNNING_LOCK:
+                    _RUNNING.pop(threading.current_thread(), None)
+
+
+def running() -> list[tuple[threading.Thread, Follower]]:
+    """The background threads of long-lived searchers running now in this process, each with its
+    follower (``root``: the store): a searcher's ``close`` ends its thread; one that is never
+    closed runs until the process ends (tests/conftest.py fails a test that leaves one)."""
+    with _RUNNING_LOCK:
+        return list(_RUNNING.items())
 
 
 def full_scan_period(store: Store) -> float:
@@ -355,4 +381,4 @@ def full_scan_period(store: Store) -> float:
     return float(store.config.value("search", "full_scan_seconds"))
 
 
-__all__ = ["Follower", "full_scan_period"]
+__all__ = ["Follower", "full_scan_period", "running"]

@@ -13,7 +13,7 @@ from mem.format.ops.compact import compact_store
 from mem.format.search.engine import open_searcher
 from mem.format.store.store import Store
 from mem.format.verify.checks import verify_store
-from tests.conftest import run_mem
+from tests.conftest import run_mem, searched
 
 QUERIES = ["tea", "coffee morning", "Lisbon river", "project deadline", "brother", "walks"]
 WORDS = ["tea", "coffee", "Lisbon", "river", "morning", "project", "deadline", "brother",
@@ -72,7 +72,7 @@ def churned(store: Store) -> Store:
     store.forget([r.id for r in recs[:10]], reason="test")
     for r in recs[10:20]:
         store.update(r.id, content=r.content + " (revised)")
-    open_searcher(store).search("tea", mode="hybrid")  # backfills vectors of changed records
+    searched(store, "tea", mode="hybrid")  # backfills vectors of changed records
     return store
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from mem.mcpserver.server import ScopedMemory, ScopeRefusedError, error_text
 
 
 @pytest.fixture
-def mem(store: Store) -> ScopedMemory:
-    return ScopedMemory(store, ["alice"])
+def mem(store: Store) -> Iterator[ScopedMemory]:
+    m = ScopedMemory(store, ["alice"])
+    yield m
+    m.close()  # its searcher, once a recall opened it, and its background thread
 
 
 def test_remember_goes_to_the_only_scope_as_candidate(mem: ScopedMemory, store: Store) -> None:
@@ -184,3 +187,4 @@ def test_default_floor_only_with_a_calibrated_embedder(tmp_path: Path, monkeypat
     assert ScopedMemory(Store.open(other.root), ["alice"]).default_floor() == 0.3
     monkeypatch.setenv("MEM_EMBEDDER", "hashing")  # the environment picks the model, so it decides too
     assert ScopedMemory(default, ["alice"]).default_floor() is None
+

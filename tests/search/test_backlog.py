@@ -64,24 +64,24 @@ def test_a_search_embeds_no_more_than_its_budget_whatever_the_backlog(sstore: St
 
 def test_the_backlog_is_searched_by_the_lexical_arm(sstore: Store) -> None:
     emb = CountingEmbedder()
-    s = open_searcher(sstore, embedder=emb)
-    s.search("warm up", mode="hybrid")
-    _backlog(sstore, 200)
-    # the newest record is past the first search's budget (the backlog is taken oldest first)
-    last = sstore.add("the zeppelin hangar smells of oil", scope="ana", kind="fact")
-    res = s.search("zeppelin hangar", mode="hybrid")
-    assert res.unembedded > 0
-    hit = next(h for h in res.hits if h.id == last.id)
-    assert hit.arms == ["lexical"]  # found by its words; it has no vector yet
-    # the vector arm cannot find what has no vector
-    vres = s.search("zeppelin hangar", mode="vector", k=1000)
-    assert last.id not in [h.id for h in vres.hits]
+    with open_searcher(sstore, embedder=emb) as s:
+        s.search("warm up", mode="hybrid")
+        _backlog(sstore, 200)
+        # the newest record is past the first search's budget (the backlog is taken oldest first)
+        last = sstore.add("the zeppelin hangar smells of oil", scope="ana", kind="fact")
+        res = s.search("zeppelin hangar", mode="hybrid")
+        assert res.unembedded > 0
+        hit = next(h for h in res.hits if h.id == last.id)
+        assert hit.arms == ["lexical"]  # found by its words; it has no vector yet
+        # the vector arm cannot find what has no vector
+        vres = s.search("zeppelin hangar", mode="vector", k=1000)
+        assert last.id not in [h.id for h in vres.hits]
 
 
 def test_no_backlog_reports_nothing(sstore: Store) -> None:
-    s = open_searcher(sstore)
-    res = s.search("tea", mode="hybrid")
-    assert res.unembedded == 0 and "unembedded" not in res.to_dict() and res.warnings == []
+    with open_searcher(sstore) as s:
+        res = s.search("tea", mode="hybrid")
+        assert res.unembedded == 0 and "unembedded" not in res.to_dict() and res.warnings == []
 
 
 def test_embed_backlog_embeds_everything_in_large_batches_and_merges(sstore: Store) -> None:
@@ -96,9 +96,9 @@ def test_embed_backlog_embeds_everything_in_large_batches_and_merges(sstore: Sto
     st = index_stats(sstore).to_dict()["vectors"]
     assert st["missing"] == 0 and st["delta"] == 0  # merged into the main matrices
     assert embed_backlog(sstore, emb).embedded == 0  # nothing left: nothing embedded again
-    s = open_searcher(sstore)
-    res = s.search("kite hill", mode="hybrid")
-    assert res.unembedded == 0 and res.warnings == []
+    with open_searcher(sstore) as s:
+        res = s.search("kite hill", mode="hybrid")
+        assert res.unembedded == 0 and res.warnings == []
 
 
 def test_bulk_threads_follow_the_cores_unless_set() -> None:

@@ -17,6 +17,7 @@ from mem.format.index.lexical import DocFields, fast_fields
 from mem.format.model.record import dump_record, make_record
 from mem.format.rules.config import Config
 from mem.format.store.store import Store
+from tests.conftest import searched
 
 
 def test_choose_env_over_config() -> None:
@@ -325,7 +326,7 @@ def test_space_guard_between_two_real_embedders(store: Store, monkeypatch: pytes
     assert res.mode == "lexical" and res.hits[0].id == rid and res.warnings
     s.close()
     rebuild(store, lexical=False, vectors=True)
-    res = open_searcher(store).search("which kid cannot eat nuts", mode="vector")
+    res = searched(store, "which kid cannot eat nuts", mode="vector")
     assert res.mode == "vector" and res.hits[0].id == rid
 
 

