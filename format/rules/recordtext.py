@@ -11,7 +11,12 @@ from __future__ import annotations
 from mem.format.base.errors import RecordParseError, ValidationError
 from mem.format.base.jsonlite import loads as _json_loads
 from mem.format.rules import ids
-from mem.format.rules.timeutil import is_canonical_form, parse_canonical, parse_time
+from mem.format.rules.timeutil import (
+    CANONICAL_PATTERN,
+    from_canonical,
+    is_canonical_form,
+    parse_time,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -21,6 +26,9 @@ if TYPE_CHECKING:
     #: valid_to, recorded_at, updated_at, superseded_at, supersedes, superseded_by, derived_from,
     #: source, content), each as the full reader's ``Record`` holds it (times as datetimes).
     LeanFields = tuple[Any, ...]
+    #: What ``scan_canonical(text, linking=True)`` returns: (id, scope, status, supersedes,
+    #: superseded_by, derived_from, source, content, digest as written).
+    LinkFields = tuple[Any, ...]
 
 STATUSES: tuple[str, ...] = ("candidate", "active", "superseded", "rejected")
 
@@ -204,7 +212,7 @@ def _fast_key(key: str) -> str:
 # alone (``KEY_ORDER``'s order, ``ALWAYS_WRITTEN``, ``BLOCK_KEYS``), for the paths that read every
 # file of a store: it delimits the lines and checks the grammars of the values that repeat across
 # records, the other values are read by ``_fast_value``, and both readers end in the same checks
-# (``_read_times``, ``_fields``). tests/core/test_one_reader.py changes each token and checks that
+# (``_times_ok``, ``_content``). tests/core/test_one_reader.py changes each token and checks that
 # the writer and both readers follow it.
 
 FENCE = "---\n"
@@ -376,6 +384,7 @@ def canonical_pattern() -> Any:
             "confidence": r"0\.[0-9]{1,17}|1\.0|[0-9]\.[0-9]{1,17}e-[0-9][0-9]",
             "tags": f"{re.escape(LIST_OPEN)}{tag}(?:{re.escape(LIST_SEP)}{tag})*{re.escape(LIST_CLOSE)}",
             "superseded_by": bare(ids.ID_PATTERN),
+            **dict.fromkeys(_TIME_KEYS, bare(CANONICAL_PATTERN)),  # (other forms: the line reader's)
             "digest": f"{re.escape(DIGEST_PREFIX)}[0-9a-f]{{{DIGEST_HEX}}}",
         }
         any_text = "[^\n]*"
@@ -393,16 +402,19 @@ def canonical_pattern() -> Any:
     return _CANONICAL
 
 
-def scan_canonical(text: str) -> LeanFields | None:
+def scan_canonical(text: str, linking: bool = False) -> LeanFields | LinkFields | None:
     """``lean_fields(*read_fast(text))`` for a record file in the canonical layout, faster (one
     pattern, ``_CANONICAL``, delimits the lines and checks the grammars of the values that
     repeat); None for any other text, which the caller reads with ``read_fast`` or the full
     reader. For the paths that read every file of a store: the index build and ``mem verify``.
-    tests/core/test_one_reader.py holds it to ``lean_fields`` and the full reader on any text."""
+    tests/core/test_one_reader.py holds it to ``lean_fields`` and the full reader on any text.
+
+    ``linking``: only the fields of ``LinkFields`` (``mem verify``'s fast level), None for the
+    same texts; the times are checked, not kept, and the tags and the confidence not built."""
     m = canonical_pattern().match(text)
     if m is None:
         return None
-    rid, scope, kind, status, conf, tags_raw, vf, vt, rec, upd, sat, sup, by, der, block, _, ext = m.groups()
+    rid, scope, kind, status, conf, tags_raw, vf, vt, rec, upd, sat, sup, by, der, block, digest, ext = m.groups()
     end = m.end()
     if end > MAX_FRONTMATTER_BYTES // 4 and \
             len(text[len(FENCE) : end - len(FENCE)].encode("utf-8")) > MAX_FRONTMATTER_BYTES:
@@ -428,9 +440,18 @@ def scan_canonical(text: str) -> LeanFields | None:
         return None
     if links[0] is None or links[1] is None:
         return None
-    times = _read_times([vf, vt, rec, upd, sat], text=True)
-    if times is None:
+    try:  # each in the canonical form (the pattern checked it): from_canonical checks the calendar
+        if vf is None and vt is None and upd is None and sat is None:  # (the usual record)
+            times = [None, None, from_canonical(rec), None, None]
+        else:
+            times = [None if t is None else from_canonical(t) for t in (vf, vt, rec, upd, sat)]
+    except ValidationError:
         return None
+    if not _times_ok(times):
+        return None
+    if linking:
+        content = _content(text[end:])
+        return None if content is None else (rid, scope, status, links[0], by, links[1], src, content, digest)
     if tags_raw is None:
         tags: tuple[str, ...] = ()
     else:  # the pattern's list of JSON-quoted tags without escapes: cut at the quotes and separators
@@ -535,14 +556,22 @@ def _fields(rid: str, scope: str, kind: str, status: str, conf: Any, tags: tuple
             sup: tuple[str, ...], by: str | None, der: tuple[str, ...], src: dict[str, Any],
             body: str) -> LeanFields | None:
     """The fields as ``record_from_mapping`` makes them, from values each reader has read and
-    checked (``lean_fields``, ``scan_canonical``); None for a body the full reader refuses (empty,
+    checked (``lean_fields``, ``scan_canonical``); None for a body the full reader refuses."""
+    content = _content(body)
+    if content is None:
+        return None
+    return (rid, scope, kind, status, round(float(conf), 4), tags, times[0], times[1], times[2], times[3],
+            times[4], sup, by, der, src, content)
+
+
+def _content(body: str) -> str | None:
+    """The body as the full reader keeps it (``canonical_body``); None for one it refuses (empty,
     larger than ``MAX_RECORD_BYTES``)."""
     if not body or body.isspace():
         return None
     if len(body) > MAX_RECORD_BYTES // 4 and len(body.encode("utf-8")) > MAX_RECORD_BYTES:
         return None
-    return (rid, scope, kind, status, round(float(conf), 4), tags, times[0], times[1], times[2], times[3],
-            times[4], sup, by, der, src, canonical_body(body))
+    return canonical_body(body)
 
 
 def _links(got: Any, rid: str) -> tuple[str, ...] | None:
@@ -577,21 +606,19 @@ def _source_ok(src: Any) -> bool:
     return st is None or type(st) is str
 
 
-def _read_times(values: list[Any], text: bool = False) -> list[Any] | None:
-    """The five times (``_TIME_KEYS``' order) as datetimes, as the full reader reads them; None
-    when it would refuse one (or, for ``text``, might read it otherwise), recorded_at is missing
-    or valid_to is before valid_from. ``values``: as the line reader read them, or (``text``)
-    their lines' text, each in the canonical form or read by ``_fast_value``."""
+def _read_times(values: list[Any]) -> list[Any] | None:
+    """The five times (``_TIME_KEYS``' order) as datetimes, as the full reader reads them, from
+    the values the line reader read; None when it would refuse them (``_times_ok``)."""
     try:
-        if text:
-            out = [None if t is None else parse_canonical(t, key) or parse_time(_fast_value(t), key)
-                   for key, t in zip(_TIME_KEYS, values, strict=True)]
-        else:
-            out = [None if v is None or v == "" else parse_time(v, key)
-                   for key, v in zip(_TIME_KEYS, values, strict=True)]
-    except (ValidationError, _NotFast):
+        out = [None if v is None or v == "" else parse_time(v, key)
+               for key, v in zip(_TIME_KEYS, values, strict=True)]
+    except ValidationError:
         return None
-    vf, vt, rec = out[0], out[1], out[2]
-    if rec is None or (vf is not None and vt is not None and vt < vf):
-        return None
-    return out
+    return out if _times_ok(out) else None
+
+
+def _times_ok(times: list[Any]) -> bool:
+    """The five times, as datetimes, are a record's the full reader keeps: recorded_at given,
+    valid_to not before valid_from."""
+    vf, vt = times[0], times[1]
+    return times[2] is not None and (vf is None or vt is None or vt >= vf)

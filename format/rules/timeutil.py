@@ -23,6 +23,12 @@ def is_canonical_form(s: str) -> bool:
         and s[:23].replace("-", "0", 2).replace(":", "0", 2).replace("T", "0", 1).replace(".", "0", 1).isdecimal()
 
 
+#: The canonical form as a pattern, in ASCII digits: what ``format_time`` writes and
+#: ``is_canonical_text`` accepts (a test holds the two together), for the readers that check the
+#: times of many files inside one larger pattern (:func:`mem.format.rules.recordtext.canonical_pattern`).
+CANONICAL_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$"
+
+
 def is_canonical_text(s: str) -> bool:
     """``s`` is written exactly as ``format_time`` writes a time: ``is_canonical_form`` in ASCII
     digits (the calendar is not checked: ``parse_time`` does)."""
@@ -73,6 +79,13 @@ def parse_canonical(value: str, what: str = "time") -> _dt.datetime | None:
     None; ValidationError when that form names no time (month 13, February 30)."""
     if not is_canonical_form(value):
         return None
+    return from_canonical(value, what)
+
+
+def from_canonical(value: str, what: str = "time") -> _dt.datetime:
+    """The time ``value`` names, for a ``value`` already known to be in the canonical form
+    (``is_canonical_form``, or ``CANONICAL_PATTERN`` matched inside a larger pattern);
+    ValidationError when that form names no time (month 13, February 30)."""
     # already UTC and in milliseconds; the form does not check the calendar: fromisoformat does
     try:
         return _dt.datetime.fromisoformat(value)  # its 'Z' read as UTC (Python 3.11)

@@ -55,10 +55,8 @@ def _lite_record(text: str) -> _Lite | None:
     (:func:`mem.format.rules.recordtext.scan_canonical`, the canonical layout); None: a file it
     leaves to the full reader, which the caller then calls (it accepts hand-written YAML or names
     the problem)."""
-    f = scan_canonical(text)
-    if f is None:
-        return None
-    return _Lite(f[0], f[1], f[3], f[11], f[12], f[13], f[14], f[15])
+    f = scan_canonical(text, linking=True)
+    return None if f is None else _Lite(*f[:8])
 
 
 # -- reading the record files (in worker processes on a large store) -------------------------

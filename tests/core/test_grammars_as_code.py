@@ -138,6 +138,17 @@ def test_canonical_time_form(s: str) -> None:
     assert timeutil.is_canonical_form(s) == (TIME.match(s) is not None)
 
 
+@settings(max_examples=800, deadline=None)
+@given(st.text(st.sampled_from(DIGITS_ANY + "-T:.Zx"), min_size=20, max_size=26).map(no_newline)
+       | st.builds(lambda d: "{}{}{}{}-{}{}-{}{}T{}{}:{}{}:{}{}.{}{}{}Z".format(*d),
+                   st.lists(st.sampled_from(DIGITS_ANY), min_size=17, max_size=17)))
+@examples("2024-02-03T04:05:06.007Z", "2024-02-03T04:05:06.007Z\n", "2024-02-03T04:05:06.007")
+def test_canonical_time_pattern(s: str) -> None:
+    """The pattern the canonical layout's reader checks times with (ASCII digits) accepts what
+    ``is_canonical_text`` accepts: ``format_time``'s form."""
+    assert timeutil.is_canonical_text(s) == strict(timeutil.CANONICAL_PATTERN)(s)
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.text(st.sampled_from(DIGITS_ANY + "-x"), min_size=8, max_size=12).map(no_newline))
 def test_date_form(s: str) -> None:
