@@ -89,6 +89,9 @@ class ScopedMemory:
         # serialized (the SDK runs each tool call on some worker thread).
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem-mcp")
         self._worker_thread: threading.Thread | None = None
+        #: set by ``close`` on the worker: a call still queued then (the warm-up's, at a shutdown)
+        #: opens no searcher again, which nothing would close
+        self._closed = False
 
     # -- scope checks ---------------------------------------------------------------------------
 
@@ -150,7 +153,14 @@ class ScopedMemory:
             self._worker_thread = threading.current_thread()
             return fn()
 
-        return self._worker.submit(on_worker).result()
+        try:
+            job = self._worker.submit(on_worker)
+        except RuntimeError:  # the worker is shut down: close() has run
+            raise self._closed_error() from None
+        return job.result()
+
+    def _closed_error(self) -> ConflictError:
+        return ConflictError("the MCP server has shut down: its store and searcher are closed")
 
     # -- search (kept warm) --------------------------------------------------------------------
 
@@ -177,6 +187,8 @@ class ScopedMemory:
     def searcher(self) -> Any:
         """The searcher over the store, opened once per server (indexes and model stay loaded)."""
         if self._searcher is None:
+            if self._closed:
+                raise self._closed_error()
             factory = self._searcher_factory
             if factory is None:
                 from mem.format.search.engine import open_searcher
@@ -191,19 +203,31 @@ class ScopedMemory:
         """Load the indexes and the model now (one small search); returns its warnings."""
 
         def run() -> list[str]:
+            if self._closed:  # the server shut down before its warm-up ran: nothing to load
+                return []
             result = self.searcher().search("warm up", scopes=list(self.scopes), k=1, mode="hybrid")
             return [str(w) for w in getattr(result, "warnings", [])]
 
         return self._locked(run)
 
     def close(self) -> None:
-        def run() -> None:
-            if self._searcher is not None and hasattr(self._searcher, "close"):
-                self._searcher.close()
-            self._searcher = None
+        """Close the searcher (its background thread ends) and the worker; a call after this
+        raises ``ConflictError``, and a warm-up still queued loads nothing. Closing again does
+        nothing."""
 
-        self._locked(run)
-        self._worker.shutdown(wait=True)
+        def run() -> None:
+            self._closed = True
+            searcher, self._searcher = self._searcher, None
+            if searcher is not None and hasattr(searcher, "close"):
+                searcher.close()
+
+        if self._closed:
+            return
+        try:
+            self._locked(run)
+        finally:
+            self._closed = True
+            self._worker.shutdown(wait=True)
 
     # -- tools ---------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,3 +189,58 @@ def test_default_floor_only_with_a_calibrated_embedder(tmp_path: Path, monkeypat
     monkeypatch.setenv("MEM_EMBEDDER", "hashing")  # the environment picks the model, so it decides too
     assert ScopedMemory(default, ["alice"]).default_floor() is None
 
+
+def test_close_ends_the_searcher_and_its_thread_and_later_calls_are_refused(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mem.format.base.errors import ConflictError
+    from mem.format.index.follower import running
+
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")
+    m = ScopedMemory(store, ["alice"], remember_status="active")
+    m.remember("Alice flies kites on Sundays")
+    assert m.warm() == []
+    assert [fol.root for _t, fol in running()] == [store.root]  # the searcher's background thread
+    m.close()
+    assert running() == []
+    m.close()  # again: nothing to do
+    for call in (lambda: m.recall("kites"), m.warm, lambda: m.remember("Alice likes tea")):
+        with pytest.raises(ConflictError, match="shut down"):
+            call()
+    assert running() == []
+
+
+def test_a_warm_up_queued_behind_close_opens_no_searcher(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's warm-up runs in a thread of its own: when the client leaves at once, its call
+    can be queued on the worker after close()'s. It loads nothing then (a searcher opened after
+    close() would never be closed: its background thread would run on)."""
+    import threading
+
+    from mem.format.index.follower import running
+
+    monkeypatch.setenv("MEM_EMBEDDER", "hashing")
+    m = ScopedMemory(store, ["alice"], remember_status="active")
+    m.remember("Alice flies kites on Sundays")
+    release = threading.Event()
+    m._worker.submit(release.wait)  # the worker is busy: the next calls queue behind it
+    queued = threading.Semaphore(0)
+    real_submit = m._worker.submit
+
+    def submit(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        job = real_submit(fn, *args, **kwargs)
+        queued.release()
+        return job
+
+    monkeypatch.setattr(m._worker, "submit", submit)
+    closer = threading.Thread(target=m.close)
+    closer.start()
+    assert queued.acquire(timeout=30)  # close()'s call is queued
+    warmed: list[list[str]] = []
+    warmer = threading.Thread(target=lambda: warmed.append(m.warm()))
+    warmer.start()
+    assert queued.acquire(timeout=30)  # ... and the warm-up's after it
+    release.set()
+    closer.join(30)
+    warmer.join(30)
+    assert not closer.is_alive() and not warmer.is_alive()
+    assert warmed == [[]] and m._searcher is None and running() == []
