@@ -113,34 +113,52 @@ class Claim:
     instead of answering without what it makes. It guards no data (the writer lock does); a
     killed holder releases it at once, as the writer lock.
 
-    ``take()`` is True when this process holds the claim (or claims cannot be made here: a
-    read-only store; the work then goes on unclaimed), False when another process holds it.
+    ``take()`` is True when this process now holds the claim, False when it does not: another
+    process holds it, or no claim can be made here (``unclaimable``: the file cannot be opened,
+    as in a read-only store or where it is a link, or the file system has no ``flock``; the work
+    then goes on unclaimed, and no other process can wait for it either).
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
+        #: no claim can be made here (set by ``take``): nothing to hold, nothing to wait for
+        self.unclaimable = False
+
+    @property
+    def held(self) -> bool:
+        """This process holds the claim (``take`` was True, and it is not released yet)."""
+        return self._fd is not None
 
     def take(self) -> bool:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except OSError:
-            return True  # no claim can be made here (read-only, a link): nothing to wait for
+        except OSError:  # read-only, a link, no folder
+            self.unclaimable = True
+            return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # BlockingIOError: held by another process
+        except BlockingIOError:  # held by another process
             os.close(fd)
             return False
+        except OSError:  # no flock on this file system (ENOLCK): no process can hold it
+            os.close(fd)
+            self.unclaimable = True
+            return False
+        self.unclaimable = False
         self._fd = fd
         return True
 
     def wait_for_holder(self, seconds: float) -> bool:
-        """Wait (at most ``seconds``) until no other process holds the claim; True if it ended."""
+        """Wait (at most ``seconds``) until no other process holds the claim; True if it ended
+        (or no claim can be made here: then none is held)."""
         deadline = time.monotonic() + max(0.0, seconds)
         delay = 0.005
         while True:
             if self.take():
                 self.release()
+                return True
+            if self.unclaimable:
                 return True
             if time.monotonic() >= deadline:
                 return False

@@ -189,7 +189,9 @@ class SearcherResources:
     @contextlib.contextmanager
     def _first_build(self) -> Iterator[bool]:
         """Claim the building of the store's first lexical index (``.mem/first-build``) for the
-        block: True. When another search holds the claim: False, once it has let it go (it built
+        block: True (also where no claim can be made: a read-only ``.mem/``, a link, no ``flock``;
+        it builds unclaimed, and no other search can wait for it). When another search holds the
+        claim: False, once it has let it go (it built
         the index, or a writer kept it out), after at most the writer lock's timeout. A search
         indexes at most ``SEARCH_INDEX_LIMIT`` records, so the searches started with the one that
         builds answer from its index instead of with none (spec/index.md, "First build"); an
@@ -204,6 +206,9 @@ class SearcherResources:
             yield True
             return
         if not claim.take():
+            if claim.unclaimable:  # (read-only, a link, no flock): built unclaimed, as no one waits
+                yield True
+                return
             claim.wait_for_holder(self.store.lock.timeout)
             yield False
             return

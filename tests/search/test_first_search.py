@@ -4,6 +4,7 @@ whose embedding fails answers from the lexical arm (hybrid) or fails with exit 1
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,88 @@ def test_the_first_build_claim_is_free_after_the_search_that_built(store: Store)
     assert len(Searcher(Store.open(store.root), long_lived=False).search("parcel depot", mode="lexical", k=20).hits) == 6
     assert c.take()
     c.release()
+
+
+def test_a_claim_that_cannot_be_made_is_not_taken_and_not_waited_for(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``take`` is True only when this process holds the claim: where none can be made (its
+    folder missing or read-only, the file a link, no ``flock``) it is False with ``unclaimable``,
+    and ``wait_for_holder`` returns at once (nothing can hold it); held elsewhere, it is False
+    and waited for."""
+    import errno
+    import fcntl
+
+    nowhere = Claim(tmp_path / "missing" / "first-build")
+    assert nowhere.take() is False and nowhere.unclaimable and not nowhere.held
+    nowhere.release()  # nothing to let go
+    assert nowhere.wait_for_holder(600) is True  # at once: no process can hold it
+    link = tmp_path / "first-build"
+    link.symlink_to(tmp_path / "elsewhere")
+    linked = Claim(link)
+    assert linked.take() is False and linked.unclaimable and not (tmp_path / "elsewhere").exists()
+
+    def no_flock(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    with monkeypatch.context() as m:
+        m.setattr(fcntl, "flock", no_flock)
+        nfs = Claim(tmp_path / "nfs-claim")
+        assert nfs.take() is False and nfs.unclaimable and not nfs.held
+        assert nfs.wait_for_holder(600) is True
+    mine = Claim(tmp_path / "claim")
+    assert mine.take() is True and mine.held and not mine.unclaimable
+    theirs = Claim(tmp_path / "claim")  # another open file: as another process
+    assert theirs.take() is False and not theirs.unclaimable and not theirs.held
+    assert theirs.wait_for_holder(0.05) is False
+    mine.release()
+    assert not mine.held and theirs.wait_for_holder(600) is True and not theirs.held
+
+
+def test_a_store_where_no_claim_can_be_made_builds_its_first_index_unclaimed(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first search where ``.mem/first-build`` cannot be claimed builds the index itself and
+    waits for no one: where the file system has no ``flock`` for it (it waited the writer lock's
+    timeout for a holder that could not exist), and where it is a link (through the API and the
+    real ``mem``)."""
+    import errno
+    import fcntl
+
+    from mem.format.rules.layout import FIRST_BUILD_CLAIM
+
+    write_around(store, "inbox", TEXTS[:6])
+    claim_path = str(store.local_dir / FIRST_BUILD_CLAIM)
+    waited: list[float] = []
+    real_wait, real_flock = Claim.wait_for_holder, fcntl.flock
+
+    def wait_for_holder(self: Claim, seconds: float) -> bool:
+        waited.append(seconds)
+        return real_wait(self, seconds)
+
+    def flock(fd: int, op: int) -> None:  # no flock for the claim's file (the writer lock has it)
+        if os.readlink(f"/proc/self/fd/{fd}") == claim_path:
+            raise OSError(errno.ENOLCK, "No locks available")
+        real_flock(fd, op)
+
+    def first_search() -> Any:
+        with Searcher(Store.open(store.root, lock_timeout=2), long_lived=False) as s:
+            return s.search("parcel depot", mode="lexical", k=20)
+
+    monkeypatch.setattr(Claim, "wait_for_holder", wait_for_holder)
+    with monkeypatch.context() as m:
+        m.setattr(fcntl, "flock", flock)
+        res = first_search()
+    assert len(res.hits) == 6 and res.warnings == [] and waited == []
+    (store.index_dir / LEXICAL_POINTER).unlink()  # no index again
+    os.unlink(claim_path)
+    os.symlink(store.root / "nowhere", claim_path)
+    res = first_search()
+    assert len(res.hits) == 6 and res.warnings == [] and waited == []
+    assert (store.index_dir / LEXICAL_POINTER).exists() and not (store.root / "nowhere").exists()
+    (store.index_dir / LEXICAL_POINTER).unlink()  # no index again: the real mem's first search
+    out = run_mem("--store", str(store.root), "search", "parcel depot", "--mode", "lexical", "-k", "20", "--json",
+                  env=CLI_ENV)
+    assert out.returncode == 0, out.stderr
+    assert len(out.json()["hits"]) == 6
 
 
 def test_an_index_and_a_writer_writing_many_records(store: Store, reads: list[str]) -> None:
