@@ -3,11 +3,15 @@
 The long-lived API (the MCP server and agents use it; start-up is paid once)::
 
     from mem.format.search.engine import open_searcher
-    s = open_searcher("/path/to/store")            # or a Store; embedder: configured one
-    res = s.search("where does Ana live", scopes=["user-ana"], k=5)
+    with open_searcher("/path/to/store") as s:     # or a Store; embedder: configured one
+        res = s.search("where does Ana live", scopes=["user-ana"], k=5)
     for h in res.hits: print(h.id, h.score, h.arms, h.content)
     res.warnings   # e.g. vector arm refused (embedding space differs) -> lexical only
     res.mode       # the mode actually used ("hybrid", "lexical" or "vector")
+
+A long-lived searcher's first search starts its background thread (format/index/follower.py),
+which holds the searcher: ``close()`` (or the ``with`` block's end) ends it; a searcher never
+closed is never collected, and its thread runs until the process ends.
 
 Guarantees: every hit is re-checked against the records before it is returned (the file
 exists, its id is not tombstoned, it passes the scope/kind/status/tag/time filters; the content
@@ -416,7 +420,9 @@ def open_searcher(
     walk what it holds (a pass stalls every thread of the process). It is process-wide: what
     anything else in the process holds then is frozen too, and is freed only by reference
     counting (cyclic garbage made before a freeze is collected first). For a process whose
-    work is this searcher (the MCP server, ``mem search --batch``); a long-lived searcher only."""
+    work is this searcher (the MCP server, ``mem search --batch``); a long-lived searcher only.
+
+    Close it (``close()``, or ``with open_searcher(...) as s:``): see the module docstring."""
     if not isinstance(store, Store):
         store = Store.open(store)
     return Searcher(store, embedder=embedder, long_lived=long_lived, freeze_gc=freeze_gc)
