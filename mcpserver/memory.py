@@ -159,6 +159,11 @@ class ScopedMemory:
             raise self._closed_error() from None
         return job.result()
 
+    @property
+    def closed(self) -> bool:
+        """``close`` has run (or is running): nothing is opened again."""
+        return self._closed
+
     def _closed_error(self) -> ConflictError:
         return ConflictError("the MCP server has shut down: its store and searcher are closed")
 

@@ -352,7 +352,9 @@ def serve_stdio(memory: ScopedMemory, *, warm: bool = True, log: Callable[[str],
                     if log:
                         log(f"mem mcp: {w}")
             except MemError as exc:
-                if log:  # recall reports it to the client on each call; other tools work
+                # recall reports it to the client on each call; other tools work. A warm-up that
+                # the shutdown overtook (the client left at once) has nothing to report
+                if log and not memory.closed:
                     log(f"mem mcp: search unavailable: {exc}")
 
         threading.Thread(target=warm_up, name="mem-mcp-warm", daemon=True).start()

@@ -129,6 +129,19 @@ def test_mcp_session_over_stdio(tmp_path: Path) -> None:
     assert ops == Counter({"add": 3, "accept": 1, "forget": 2, "supersede": 1, "update": 1})
 
 
+def test_mcp_a_client_that_leaves_at_once_gets_a_quiet_exit(tmp_path: Path) -> None:
+    """The client closes stdin at once, before or while the server warms up: it exits 0 and says
+    only that it served (no traceback from a warm-up the shutdown overtook, no 'search
+    unavailable': it opens nothing after the shutdown)."""
+    store = Store.init(tmp_path / "s", actor="tester@test")
+    store.add("Alice drinks green tea", scope="alice")
+    for _ in range(3):
+        r = run_mem("mcp", "--store", str(store.root), "--scope", "alice", input="",
+                    env={"MEM_EMBEDDER": "hashing"})
+        assert r.returncode == 0, r.stderr
+        assert r.stderr.splitlines() == [f"mem mcp: serving {store.root} (scopes: alice) on stdio"], r.stderr
+
+
 def test_mcp_needs_a_scope_and_a_store(tmp_path: Path) -> None:
     r = run_mem("mcp", "--store", str(tmp_path))
     assert r.returncode == 2

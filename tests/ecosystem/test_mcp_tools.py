@@ -201,8 +201,9 @@ def test_close_ends_the_searcher_and_its_thread_and_later_calls_are_refused(
     m.remember("Alice flies kites on Sundays")
     assert m.warm() == []
     assert [fol.root for _t, fol in running()] == [store.root]  # the searcher's background thread
+    assert not m.closed
     m.close()
-    assert running() == []
+    assert m.closed and running() == []
     m.close()  # again: nothing to do
     for call in (lambda: m.recall("kites"), m.warm, lambda: m.remember("Alice likes tea")):
         with pytest.raises(ConflictError, match="shut down"):
