@@ -51,7 +51,7 @@ MIN_GAP_S = 0.02
 SETTLE_S = 0.5
 
 #: The followers whose thread runs, by thread (``running``): added as a thread starts, removed by
-#: the thread as it ends. A searcher never closed keeps its thread, and the thread keeps it.
+#: the thread as it ends. A searcher not closed keeps its thread running while it is referenced.
 _RUNNING: dict[threading.Thread, Follower] = {}
 _RUNNING_LOCK = threading.Lock()
 
@@ -135,6 +135,12 @@ class Follower:
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+
+    def stop_soon(self) -> None:
+        """Ask the thread to end, without waiting for it: the searcher was collected unclosed
+        (a finalizer, which may run on any thread, this one's among them)."""
+        self._stop.set()
+        self._wake.set()
 
     def poke(self) -> None:
         """Run a round soon (a search ran, or something may have changed)."""
@@ -370,8 +376,9 @@ class Follower:
 
 def running() -> list[tuple[threading.Thread, Follower]]:
     """The background threads of long-lived searchers running now in this process, each with its
-    follower (``root``: the store): a searcher's ``close`` ends its thread; one that is never
-    closed runs until the process ends (tests/conftest.py fails a test that leaves one)."""
+    follower (``root``: the store): a searcher's ``close`` ends its thread, and so does its
+    collection (``stop_soon``); one still referenced and never closed runs on (tests/conftest.py
+    fails a test that leaves one)."""
     with _RUNNING_LOCK:
         return list(_RUNNING.items())
 

@@ -9,9 +9,10 @@ The long-lived API (the MCP server and agents use it; start-up is paid once)::
     res.warnings   # e.g. vector arm refused (embedding space differs) -> lexical only
     res.mode       # the mode actually used ("hybrid", "lexical" or "vector")
 
-A long-lived searcher's first search starts its background thread (format/index/follower.py),
-which holds the searcher: ``close()`` (or the ``with`` block's end) ends it; a searcher never
-closed is never collected, and its thread runs until the process ends.
+A long-lived searcher's first search starts its background thread (format/index/follower.py):
+``close()`` (or the ``with`` block's end) ends it and lets the indexes go. The thread holds the
+searcher weakly: one dropped unclosed is asked to end once the searcher is collected, and until
+then it runs on (a searcher still referenced, or frozen by ``freeze_gc``, keeps it).
 
 Guarantees: every hit is re-checked against the records before it is returned (the file
 exists, its id is not tombstoned, it passes the scope/kind/status/tag/time filters; the content

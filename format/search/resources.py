@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mem.format.base.errors import (
@@ -96,8 +97,19 @@ class SearcherResources:
         self._following = False
         self._rounds_seen = 0  # the follower's rounds this searcher's reader has seen
         self._reload_failed = False
+        #: the store's listener for this searcher (long-lived): it holds the searcher weakly, so
+        #: that a store kept by its caller does not keep a searcher dropped unclosed (_follow)
+        self._listener: Callable[[Sequence[Any]], None] | None = None
         if long_lived:  # this process's own writes: the next search sees them (Follower.wrote)
-            store.listeners.append(self._wrote)
+            me = weakref.ref(self)
+
+            def wrote(changes: Sequence[Any]) -> None:
+                searcher = me()
+                if searcher is not None:
+                    searcher._wrote(changes)
+
+            self._listener = wrote
+            store.listeners.append(wrote)
         self.backfill_limit = backfill_limit
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None if isinstance(embedder, str) or embedder is None else embedder
@@ -136,8 +148,8 @@ class SearcherResources:
             self._follower.stop()
             self._follower = None
         self._following = False
-        if self._wrote in self.store.listeners:
-            self.store.listeners.remove(self._wrote)
+        if self._listener is not None and self._listener in self.store.listeners:
+            self.store.listeners.remove(self._listener)
         self._close_indexes()
 
     def _freeze_loaded(self) -> None:
@@ -409,8 +421,22 @@ class SearcherResources:
         if self._follower is None:
             from mem.format.index.follower import Follower, full_scan_period
 
-            self._follower = Follower(self.store.root, full_scan_period(self.store), embedder=lambda: self._embedder,
-                                      changed=self._reload)
+            # the thread holds the searcher weakly: a searcher dropped unclosed is collected, and
+            # its thread is then asked to end (else it would hold the searcher and run forever)
+            me = weakref.ref(self)
+
+            def embedder() -> Embedder | None:
+                searcher = me()
+                return None if searcher is None else searcher._embedder
+
+            def changed() -> None:
+                searcher = me()
+                if searcher is not None:
+                    searcher._reload()
+
+            fol = Follower(self.store.root, full_scan_period(self.store), embedder=embedder, changed=changed)
+            weakref.finalize(self, fol.stop_soon)
+            self._follower = fol
         return self._follower
 
     def catch_up(self) -> None:

@@ -5,12 +5,15 @@ they patch. One closed is never flagged."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from mem.format.index.follower import running
 from mem.format.search.engine import Searcher, open_searcher
@@ -58,6 +61,27 @@ def test_a_one_shot_searcher_and_an_unsearched_one_start_no_thread(sstore: Store
     s2.close()
 
 
+@pytest.mark.parametrize("given", ["store", "path"])
+def test_a_searcher_dropped_unclosed_ends_its_thread_once_collected(sstore: Store, given: str) -> None:
+    """The background thread holds its searcher weakly (and so does the store's listener): a
+    searcher dropped without close() is collected, and its thread then ends; one still
+    referenced keeps its thread."""
+    kept = open_searcher(sstore)
+    kept.search("tea", mode="lexical")
+    s = open_searcher(sstore if given == "store" else sstore.root)
+    assert s.search("tea", mode="lexical").hits
+    [(thread, _fol)] = [(t, f) for t, f in running() if f is s._follower]
+    del s
+    gc.collect()
+    thread.join(60)
+    assert not thread.is_alive()
+    assert [f for _t, f in running()] == [kept._follower]  # the one still referenced runs on
+    sstore.add("Ana bought a new kite", scope="ana")  # the store's listener: no searcher to tell
+    assert [h.content for h in kept.search("kite", mode="lexical").hits] == ["Ana bought a new kite\n"]
+    kept.close()
+    assert running() == []
+
+
 def test_the_fixture_fails_the_test_that_leaves_one_open_and_only_it(tmp_path: Path) -> None:
     """The real conftest, in a pytest run of its own: the test that leaves a searcher open errs
     at its teardown with the store named; the one that closes its searcher and the one after the
@@ -80,8 +104,12 @@ def test_the_fixture_fails_the_test_that_leaves_one_open_and_only_it(tmp_path: P
                 assert s.search("tea", mode="lexical").hits
 
 
+        KEPT = []  # (a searcher dropped unclosed ends its thread once collected: this one is kept)
+
+
         def test_leaves_it_open(store):
-            assert open_searcher(_searchable(store)).search("tea", mode="lexical").hits
+            KEPT.append(open_searcher(_searchable(store)))
+            assert KEPT[-1].search("tea", mode="lexical").hits
 
 
         def test_after_the_leak(store):
