@@ -320,31 +320,38 @@ def _source_keys(src: Mapping[str, Any]) -> list[str]:
 
 #: Keys whose value is written as it is (a status word, a digest).
 _AS_IS = frozenset({"status", "digest"})
+_BLOCK, _WORD, _CONFIDENCE, _VALUE = range(4)
+#: How ``dump_frontmatter`` writes each key of ``KEY_ORDER``, in that order: (key, written even
+#: when empty (``ALWAYS_WRITTEN``), how: a block (``BLOCK_KEYS``), a word as it is, the
+#: confidence, a time or any other value), decided once rather than for every record.
+_PLAN: tuple[tuple[str, bool, int], ...] = tuple(
+    (key, key in _rt.ALWAYS_WRITTEN,
+     _BLOCK if key in _rt.BLOCK_KEYS else _WORD if key in _AS_IS else _CONFIDENCE if key == "confidence" else _VALUE)
+    for key in KEY_ORDER)
 
 
 def dump_frontmatter(r: Record) -> str:
     """The frontmatter's lines in the canonical layout: ``KEY_ORDER``'s keys that have a value
     (those of ``ALWAYS_WRITTEN`` always), then the extension keys, sorted, by the line grammar of
     :mod:`mem.format.rules.recordtext`."""
-    sep, always, blocks = _rt.SEP, _rt.ALWAYS_WRITTEN, _rt.BLOCK_KEYS
-    lines = []
-    for key in KEY_ORDER:
+    sep = _rt.SEP
+    lines: list[str] = []
+    append = lines.append
+    for key, always, how in _PLAN:
         value = getattr(r, key)
-        if not value and key not in always:
+        if not value and not always:
             continue  # None, (), {}: not written
-        if key in blocks:
-            lines.append(key + _rt.BLOCK_OPEN)
-            lines.extend(f"{_rt.INDENT}{_key(k)}{sep}{_scalar(value[k])}" for k in _source_keys(value))
-        elif key in _AS_IS:
-            lines.append(f"{key}{sep}{value}")
-        elif type(value) is _dt.datetime:
-            lines.append(f"{key}{sep}{format_time(value)}")
-        elif key == "confidence":
-            lines.append(f"{key}{sep}{_scalar(float(value))}")
+        if how == _VALUE:
+            append(f"{key}{sep}{format_time(value) if type(value) is _dt.datetime else _scalar(list(value) if type(value) is tuple else value)}")
+        elif how == _WORD:
+            append(f"{key}{sep}{value}")
+        elif how == _CONFIDENCE:
+            append(f"{key}{sep}{_scalar(float(value))}")
         else:
-            lines.append(f"{key}{sep}{_scalar(list(value) if type(value) is tuple else value)}")
+            append(key + _rt.BLOCK_OPEN)
+            lines.extend(f"{_rt.INDENT}{_key(k)}{sep}{_scalar(value[k])}" for k in _source_keys(value))
     for k in sorted(r.extra):
-        lines.append(f"{_key(k)}{sep}{_scalar(r.extra[k])}")
+        append(f"{_key(k)}{sep}{_scalar(r.extra[k])}")
     return "\n".join(lines) + "\n"
 
 
