@@ -312,10 +312,9 @@ class Follower:
     def _release_memory(self) -> None:
         """After a round that changed the index or ran a full scan: the C heap's free pages back
         to the system. What this thread and tantivy's threads free (records read, a commit's
-        buffers, the model's activations for the new records) stays in glibc's per-thread heaps,
-        and a searcher at 100k records grew from 397 to 661 MB over 20 minutes of writes;
-        trimmed after each such round, 388 -> 419 MB over 10 (bench/README.md, "Issue 21 on the
-        VNNI machine"). ``trims`` counts the calls (tests)."""
+        buffers, the model's activations for the new records) stays in glibc's per-thread heaps
+        otherwise, and a long-lived searcher grows with every round of writes (bench/README.md,
+        "Issue 21, the seventh session"). ``trims`` counts the calls (tests)."""
         from mem.format.index import backlog
 
         self.trims += 1
