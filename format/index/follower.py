@@ -70,7 +70,8 @@ class Follower:
                  changed: Callable[[], None] | None = None) -> None:
         self.root = root
         #: called on this thread after a round changed the lexical index, before ``rounds`` counts
-        #: it: the searcher reloads its reader here, off its search path
+        #: it, and after a round that changed only its manifest: the searcher reloads its reader
+        #: and takes the manifest here, off its search path
         self._changed = changed or (lambda: None)
         self.every = every
         self._embedder = embedder or (lambda: None)
@@ -103,6 +104,7 @@ class Follower:
         self._lex: LexicalIndex | None = None
         self._vec: VectorIndex | None = None
         self._changed_since: float | None = None
+        self._handed: dict[str, Any] | None = None  # the manifest as of the last round's end
         self._drain = False  # the next round embeds every record without a vector (sync)
         self._small_scan = 0.0  # when this thread last scanned a small store in full
 
@@ -276,6 +278,7 @@ class Follower:
         try:
             store, lex = self._open()
             if lex is not None:
+                self._hand_over(lex)  # (before the refresh, which a writer's lock may refuse)
                 full = self._full_due(store, lex, asked)
                 if full or asked or self._settled(store, lex):
                     before = lex.max_seq()
@@ -288,6 +291,8 @@ class Follower:
                     if lex.max_seq() != before:
                         self._changed()
                         self.rounds += 1  # the searches see it (Searcher._lexical)
+                        self._handed = dict(lex.manifest)
+                self._hand_over(lex)
                 if poked or asked:
                     self._backfill(store, lex, drain)
                 if (self.scans, self.rounds) != counted:
@@ -308,6 +313,17 @@ class Follower:
             with self._cond:
                 self._covered = max(self._covered, target)
                 self._cond.notify_all()
+
+    def _hand_over(self, lex: LexicalIndex) -> None:
+        """When the index's manifest moved with no commit of this thread (the full scan's time,
+        written as the scan ends; another process's commit, read by ``_open``): the searcher
+        takes it here (``changed``), its reader reloaded and warmed, not on a search's path. The
+        searches of a long-lived searcher do not look at the manifest themselves: a search that
+        did reloaded the reader on its own path, 4-8x a search's median at 100k records
+        (bench/README.md, "Issue 21, the eighth session")."""
+        if self._handed is not None and lex.manifest != self._handed:
+            self._changed()
+        self._handed = dict(lex.manifest)
 
     def _release_memory(self) -> None:
         """After a round that changed the index or ran a full scan: the C heap's free pages back

@@ -101,6 +101,8 @@ class LexicalIndex:
         self._copy: Path | None = None  # a read-only store's private copy of the index (_open_copy)
         self._db: sqlite3.Connection | None = None
         self._searcher: Any = None
+        #: the last search's query and arguments, which ``reload(warm=True)`` runs again
+        self._last_search: tuple[str, dict[str, Any]] | None = None
         # docs added - removed since the manifest was read (None: count them when saving)
         self._docs_delta: int | None = 0 if "docs" in manifest else None
         # meta_of's rows, valid while the state database is unchanged (see _meta_version)
@@ -194,10 +196,25 @@ class LexicalIndex:
         self._searcher = None
         self._drop_copy()
 
-    def reload(self) -> None:
+    def reload(self, warm: bool = False) -> None:
+        """See the index's last commit: the next search takes a new tantivy searcher.
+
+        ``warm`` (a long-lived searcher's background thread, after its commit): the new searcher
+        is made here and runs the last search made through this object before it replaces the
+        one the searches use, so that the first search after a commit does not open the new
+        segments' readers and caches on its own path (it cost about 2x a search's median;
+        bench/README.md, "Issue 21, the eighth session"). Until then the searches go on with the
+        previous searcher, a consistent view of the commit before."""
         if self._index is not None:
             try:
                 self._index.reload()
+                if warm and self._last_search is not None:
+                    fresh = self._index.searcher()
+                    text, kw = self._last_search
+                    run_query(lambda: self.index, lambda: fresh, text, **kw,
+                              damaged=lambda exc: damaged(self.path, exc))
+                    self._searcher = fresh
+                    return
             except TANTIVY_ERRORS as exc:
                 raise damaged(self.path, exc) from None
         self._searcher = None
@@ -504,9 +521,10 @@ class LexicalIndex:
         """The best ``limit`` documents (the query is built by lexread.run_query, which the lean
         read path of ``mem search`` shares; ``within``: its ranges of ``valid_from``); tantivy
         damage raises IndexUnavailableError."""
-        rows = run_query(lambda: self.index, self.searcher, text, scopes=scopes, kinds=kinds,
-                         statuses=statuses, tags=tags, limit=limit, damaged=lambda exc: damaged(self.path, exc),
-                         within=within)
+        kw: dict[str, Any] = {"scopes": scopes, "kinds": kinds, "statuses": statuses, "tags": tags,
+                              "limit": limit, "within": within}
+        rows = run_query(lambda: self.index, self.searcher, text, **kw, damaged=lambda exc: damaged(self.path, exc))
+        self._last_search = (text, kw)  # (a search that raised is not repeated by reload(warm=True))
         return [LexHit(*row) for row in rows]
 
     def stats(self) -> dict[str, Any]:

@@ -275,23 +275,26 @@ class SearcherResources:
                     m = read_pointer(idx_dir, LEXICAL_POINTER, LEXICAL_KIND)
                     if m is None or older_schema(m):
                         raise IndexUnavailableError("the lexical index could not be built", path=idx_dir)
+        fol = self._follower
+        following = self._following and fol is not None
         if self._lex is None or self._lex.generation != m["generation"]:
             if self._lex is not None:
                 self._lex.close()
             self._lex = LexicalIndex.open(idx_dir)
-        elif self._lex.manifest != m:  # another writer changed it: see its commits
+        elif self._lex.manifest != m and not following:  # another writer changed it: see its commits
             self._lex.manifest = m
             self._lex.reload()
         assert self._lex is not None
         self._scopes_now = None
-        fol = self._follower
-        if self._following and fol is not None:
-            rounds = fol.rounds
-            if rounds != self._rounds_seen:  # committed by the background thread: see it
-                self._rounds_seen = rounds
-                if self._reload_failed:  # (else the thread has reloaded the reader: _reload)
-                    self._reload_failed = False
-                    self._lex.reload()
+        if following:
+            assert fol is not None
+            # the background thread reloads the reader after its commits and hands over the
+            # manifest when only it moved, or another process committed (Follower._hand_over)
+            self._rounds_seen = fol.rounds
+            if self._reload_failed:  # (its reload failed: this search tries again)
+                self._reload_failed = False
+                self._lex.manifest = m
+                self._lex.reload()
             # a long-lived searcher: the background thread keeps the index current; this search
             # answers from what it has committed (reopened above when it changed)
             self._unreadable.update(fol.take_unreadable())
@@ -450,12 +453,21 @@ class SearcherResources:
 
     def _reload(self) -> None:
         """On the follower's thread, once it has committed a change: the searches' lexical reader
-        reloaded there (tantivy opens the new segments; a reader's reload is atomic), so that a
-        search only takes the new searcher. A failure leaves the reload to the next search."""
+        reloaded there (tantivy opens the new segments; a reader's reload is atomic) and warmed
+        with the last search (``LexicalIndex.reload``), so that a search only takes the new
+        searcher; the manifest on disk is taken with it (the commit's, or one that changed alone,
+        as a full scan's end writes), so that the next search does not see it as another
+        writer's change and reload on its own path. A failure leaves the reload to the next
+        search."""
+        from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER
+
         lex = self._lex
         try:
             if lex is not None:
-                lex.reload()
+                m = self._pointers.read(self.store.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+                lex.reload(warm=True)
+                if m is not None and m.get("generation") == lex.generation:
+                    lex.manifest = m  # (after the reload: one that failed leaves it to a search)
         except MemError:
             self._reload_failed = True
 

@@ -113,6 +113,49 @@ def test_no_background_round_runs_beside_the_first_search(sstore: Store) -> None
     assert not any(t.name == "mem-follow" and t not in others for t in threading.enumerate())
 
 
+def test_the_search_after_a_commit_takes_a_reader_warmed_off_its_path(sstore: Store,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The background thread reloads the searches' reader after its commit, runs the last search
+    on the new tantivy searcher and only then hands it over (``LexicalIndex.reload(warm=True)``):
+    the search after it neither reloads nor makes a searcher itself, and sees the new record."""
+    made_on: list[str] = []
+    reloads: list[tuple[str, bool]] = []
+    real_searcher, real_reload = LexicalIndex.searcher, LexicalIndex.reload
+
+    def searcher(self: LexicalIndex) -> Any:
+        if self._searcher is None:
+            made_on.append(threading.current_thread().name)
+        return real_searcher(self)
+
+    def reload(self: LexicalIndex, warm: bool = False) -> None:
+        reloads.append((threading.current_thread().name, warm))
+        real_reload(self, warm)
+
+    monkeypatch.setattr(LexicalIndex, "searcher", searcher)
+    monkeypatch.setattr(LexicalIndex, "reload", reload)
+    s = open_searcher(sstore)
+    try:
+        s.search("green tea", mode="hybrid")
+        s.search("green tea", mode="hybrid")
+        held = s._lex
+        assert held is not None and held._searcher is not None
+        made_on.clear()
+        reloads.clear()
+        out = run_mem("--store", str(sstore.root), "add", "Gina repairs bicycles on Sundays", "--scope", "bob",
+                      "--json")
+        assert out.returncode == 0, out.stderr
+        s.catch_up()
+        assert ("mem-follow", True) in reloads
+        assert held._last_search is not None and held._last_search[0] == "green tea"  # what it ran again
+        me = threading.current_thread().name
+        res = s.search("bicycles", mode="hybrid")
+        assert "Gina repairs bicycles" in res.hits[0].content and res.warnings == []
+        assert me not in made_on and all(thread != me for thread, _warm in reloads)
+        assert s._lex is held  # the same generation, its reader reloaded in place
+    finally:
+        s.close()
+
+
 def test_the_searchers_own_writes_are_seen_by_its_next_search(sstore: Store,
                                                                upkeep: list[tuple[str, str]]) -> None:
     """A write through the searcher's own store (the MCP server's `remember`) is seen by the

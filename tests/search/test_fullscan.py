@@ -71,3 +71,48 @@ def test_a_scan_waits_while_a_search_runs(sstore: Store, monkeypatch: pytest.Mon
         assert not paused.wait(0.3)  # held while the search runs
     t.join(10)
     assert paused.is_set()  # and goes on once it is done
+
+
+def test_a_scan_that_changed_nothing_is_taken_off_the_search_path(sstore: Store,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full scan that finds nothing writes only its time into ``lexical.json``: the background
+    thread hands that manifest to the searcher, its reader reloaded and warmed there, so the
+    searches never take it for another writer's commit and reload on their own path (at 100k
+    records that search was 4-8x the median; bench/README.md, "Issue 21, the eighth session")."""
+    from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
+    from mem.format.index.lexical import LexicalIndex
+
+    cfg = sstore.root / "config.toml"
+    cfg.write_text(cfg.read_text("utf-8").replace("[search]\n", "[search]\nfull_scan_seconds = 0.1\n"), "utf-8")
+    sstore = Store.open(sstore.root)
+    index_mod.attach(sstore)
+    monkeypatch.setattr(index_mod, "FULL_SCAN_MAX_DOCS", 0)  # as a big store: scanned periodically
+    reloads: list[tuple[str, bool]] = []
+    real_reload = LexicalIndex.reload
+
+    def reload(self: LexicalIndex, warm: bool = False) -> None:
+        reloads.append((threading.current_thread().name, warm))
+        real_reload(self, warm)
+
+    monkeypatch.setattr(LexicalIndex, "reload", reload)
+    s = open_searcher(sstore)
+    try:
+        s.search("green tea", mode="lexical")
+        fol = s._follower
+        assert fol is not None
+        first = read_pointer(sstore.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        assert first is not None
+        rounds = fol.rounds
+        me = threading.current_thread().name
+        # scans that find nothing, each writing its time, while searches run
+        _wait(lambda: s.search("green tea", mode="lexical").hits and fol.scans >= 3, "three scans")
+        s.catch_up()
+        now = read_pointer(sstore.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        assert now is not None and now["full_scan_ns"] != first.get("full_scan_ns")
+        assert s.search("green tea", mode="lexical").hits
+        assert s._lex is not None and s._lex.manifest == now  # taken from the background thread
+        assert fol.rounds == rounds  # nothing was committed
+        assert ("mem-follow", True) in reloads
+        assert all(thread != me for thread, _warm in reloads)  # never on a search's path
+    finally:
+        s.close()
