@@ -117,7 +117,9 @@ def main() -> None:
 
     th = threading.Thread(target=writer, daemon=True)
     th.start()
-    lat: list[tuple[float, float, int]] = []  # (seconds into the run, latency s, unembedded)
+    #: (seconds into the run, latency s, unembedded, whether it is the first search after a round
+    #: of the background thread that changed the index)
+    lat: list[tuple[float, float, int, bool]] = []
     t0 = time.perf_counter()
     if tl is not None:
         tl.start(t0, stop)
@@ -128,10 +130,13 @@ def main() -> None:
     watch_rounds(follower, tl, mem_log)
     end = t0 + args.minutes * 60
     i = 0
+    seen = getattr(follower, "rounds", 0)
     while time.perf_counter() < end:
         t = time.perf_counter()
+        now = getattr(follower, "rounds", 0)
         res = s.search(QUERIES[i % len(QUERIES)], mode="hybrid")
-        lat.append((t - t0, time.perf_counter() - t, res.unembedded))
+        lat.append((t - t0, time.perf_counter() - t, res.unembedded, now != seen))
+        seen = now
         i += 1
     stop.set()
     th.join()
@@ -158,6 +163,11 @@ def main() -> None:
     print(f"| most unembedded records a search reported | {max(x[2] for x in lat)} |")
     if failed:
         print(f"{len(failed)} adds failed; the first: {failed[0]}")
+    firsts = sorted(1000 * x[1] for x in lat if x[3])
+    others = [1000 * x[1] for x in lat if not x[3]]
+    if firsts:
+        print(f"first search after each index-changing round: {len(firsts)}, median {statistics.median(firsts):.1f} ms, "
+              f"max {firsts[-1]:.1f} ms (the others: median {statistics.median(others):.1f} ms)")
     slow = sorted(lat, key=lambda x: -x[1])[:5]
     print("slowest: " + ", ".join(f"{x[1] * 1000:.0f} ms at {x[0]:.0f} s" for x in slow))
     if tl is not None:
@@ -346,8 +356,8 @@ class Timeline:
             out.append("mem add running")
         return out
 
-    def report(self, lat: list[tuple[float, float, int]], slow_s: float, t0: float) -> None:
-        slow = [(at, dt) for at, dt, _u in lat if dt > slow_s]
+    def report(self, lat: list[tuple[float, float, int, bool]], slow_s: float, t0: float) -> None:
+        slow = [(at, dt) for at, dt, _u, _f in lat if dt > slow_s]
         kinds: dict[str, int] = {}
         per_min: dict[int, int] = {}
         for at, dt in slow:
@@ -371,6 +381,18 @@ class Timeline:
         if changes:
             print(f"rounds that changed the index (not scans): {len(changes)}, median {statistics.median(changes):.0f} ms, "
                   f"max {changes[-1]:.0f} ms")
+        # how soon a write is in the index: from the start of each `mem add` process (it may be
+        # indexed before the process has exited) to the end of the first round after it that
+        # changed the index (or scanned); writes are seconds apart, so that round is its own
+        ends = sorted(e for _s, e, w in self.rounds if w != "round")
+        lag = sorted(1000 * (min((e for e in ends if e > w_start), default=float("nan")) - w_start)
+                     for w_start, _e in self.writes)
+        lag = [x for x in lag if x == x]
+        took = sorted(1000 * (e - s) for s, e in self.writes)
+        if lag:
+            print(f"from a `mem add`'s start to the end of the round that indexed it: {len(lag)} writes, median "
+                  f"{statistics.median(lag):.0f} ms, p90 {lag[int(0.9 * (len(lag) - 1))]:.0f} ms, max {lag[-1]:.0f} ms "
+                  f"(the `mem add` processes: median {statistics.median(took):.0f} ms start to exit)")
         print("| what overlapped the slow search | searches |\n|---|---|")
         for k, v in sorted(kinds.items(), key=lambda x: -x[1]):
             print(f"| {k} | {v} |")
