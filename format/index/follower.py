@@ -289,9 +289,8 @@ class Follower:
                         with self._cond:
                             self._unreadable.update(st.unreadable)
                     if lex.max_seq() != before:
-                        self._changed()
+                        self._hand_over(lex, committed=True)
                         self.rounds += 1  # the searches see it (Searcher._lexical)
-                        self._handed = dict(lex.manifest)
                 self._hand_over(lex)
                 if poked or asked:
                     self._backfill(store, lex, drain)
@@ -314,14 +313,14 @@ class Follower:
                 self._covered = max(self._covered, target)
                 self._cond.notify_all()
 
-    def _hand_over(self, lex: LexicalIndex) -> None:
-        """When the index's manifest moved with no commit of this thread (the full scan's time,
-        written as the scan ends; another process's commit, read by ``_open``): the searcher
-        takes it here (``changed``), its reader reloaded and warmed, not on a search's path. The
-        searches of a long-lived searcher do not look at the manifest themselves: a search that
-        did reloaded the reader on its own path, 4-8x a search's median at 100k records
-        (bench/README.md, "Issue 21, the eighth session")."""
-        if self._handed is not None and lex.manifest != self._handed:
+    def _hand_over(self, lex: LexicalIndex, committed: bool = False) -> None:
+        """After this thread's commit (``committed``), or when the index's manifest moved with
+        none (the full scan's time, written as the scan ends; another process's commit, read by
+        ``_open``): the searcher takes the index as it is now (``changed``), its reader reloaded
+        and warmed, not on a search's path. The searches of a long-lived searcher do not look at
+        the manifest themselves: a search that did reloaded the reader on its own path, 4-8x a
+        search's median at 100k records (bench/README.md, "Issue 21, the eighth session")."""
+        if committed or (self._handed is not None and lex.manifest != self._handed):
             self._changed()
         self._handed = dict(lex.manifest)
 

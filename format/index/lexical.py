@@ -199,10 +199,11 @@ class LexicalIndex:
     def reload(self, warm: bool = False) -> None:
         """See the index's last commit: the next search takes a new tantivy searcher.
 
-        ``warm`` (a long-lived searcher's background thread, after its commit): the new searcher
-        is made here and runs the last search made through this object before it replaces the
-        one the searches use, so that the first search after a commit does not open the new
-        segments' readers and caches on its own path (it cost about 2x a search's median;
+        ``warm`` (a long-lived searcher's background thread, after a commit or a manifest that
+        moved alone): the new searcher is made here and runs the last search made through this
+        object before it replaces the one the searches use, so that the first search after it
+        does not open the new segments' readers and caches on its own path (it cost about 2x a
+        search's median;
         bench/README.md, "Issue 21, the eighth session"). Until then the searches go on with the
         previous searcher, a consistent view of the commit before."""
         if self._index is not None:
