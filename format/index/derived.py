@@ -33,7 +33,7 @@ from mem.format.index.reading import Progress as Progress
 from mem.format.index.session import IndexSession, _apply_pending_locked, _session_of, attach
 from mem.format.index.session import purge_now as purge_now
 from mem.format.index.session import same_content_candidates as same_content_candidates
-from mem.format.index.staleness import Staleness, _plan, staleness
+from mem.format.index.staleness import Staleness, _plan, _recheck, staleness
 from mem.format.index.stats import IndexStats, cleanup_garbage, index_stats
 from mem.format.rules.settings import default
 
@@ -124,11 +124,12 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
         # READ_BEFORE_LOCK files (the plan made under the lock reads what it applies)
         first = plan = _plan(store, lex, full, only, pause, read_limit=READ_BEFORE_LOCK, keep=not full)
         work = bool(plan.puts or plan.deletes or plan.unread)
+        scanned_at = None  # a big store's full scan of every scope: when (written with the manifest)
         if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
             if only is not None:  # this process's own record of the scopes it scanned
                 lex.full_scans.update(dict.fromkeys(only, time.time_ns()))
             else:
-                lex.manifest["full_scan_ns"] = time.time_ns()
+                scanned_at = lex.manifest["full_scan_ns"] = time.time_ns()
                 if not work:
                     with contextlib.suppress(MemError):
                         _save_full_scan(store, lex)
@@ -143,10 +144,16 @@ def refresh(store: Store, *, full: bool | None = False, lex: LexicalIndex | None
                 return plan.staleness  # rebuilt meanwhile: the caller reopens the new one
             lex.manifest = m
             lex._docs_delta = 0 if "docs" in m else None
+            if scanned_at is not None:  # (else the next round finds the scan due, and runs it again)
+                m["full_scan_ns"] = scanned_at
             # again, under the lock, from the manifest on disk; a scope with files left unread
             # keeps no recorded mtime (``_plan``): the next refresh lists it again. A scope whose
-            # folder did not change since the plan above is not listed again, nor a file it read
-            plan = _plan(store, lex, full, only, read_limit=left, reuse=first)
+            # folder did not change since the plan above is not listed again, nor a file it read;
+            # of a full scan, only what it found is looked at again (``_recheck``)
+            if full:
+                plan = _recheck(store, lex, first, only, read_limit=left)
+            else:
+                plan = _plan(store, lex, full, only, read_limit=left, reuse=first)
             _apply(store, lex, plan.puts, plan.deletes)
             lex.save_manifest(plan.mtimes)
         sess = _session_of(store)

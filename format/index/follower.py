@@ -16,7 +16,10 @@ a search or a write of the searcher's process pokes it, and at least every ``POL
 folder that changed with no write journal is left for ``SETTLE_S`` first: mem's own writes
 journal their record right after writing it (the journal names it, and no listing is needed),
 so only a change made outside mem is listed. The full scan yields to searches: every
-``PAUSE_EVERY`` files it waits while a search is running, at most ``MAX_YIELD_S`` at a time.
+``PAUSE_EVERY`` files it waits while a search is running, at most ``MAX_YIELD_S`` at a time;
+there, at most every ``CATCH_UP_S``, it also indexes the writes made since it started
+(``_catch_up``), which would otherwise wait for its end (25 s at 100k records under a stream of
+searches).
 """
 
 from __future__ import annotations
@@ -49,6 +52,12 @@ MIN_GAP_S = 0.02
 #: A changed scope folder with no journal is listed only once it has stayed changed this long
 #: (seconds); see the module text.
 SETTLE_S = 0.5
+#: During a full scan, the writes made meanwhile are indexed between its chunks at most this
+#: often (seconds), and the catch-up waits at most this long for the writer lock (else it is left
+#: to the next chunk): yielding to searches, a scan of 100k files lasted 25 s, and each write
+#: made meanwhile waited for its end (bench/README.md, "Issue 21, the ninth session").
+CATCH_UP_S = POLL_S
+CATCH_UP_LOCK_WAIT_S = 0.05
 
 #: The followers whose thread runs, by thread (``running``): added as a thread starts, removed by
 #: the thread as it ends. A searcher not closed keeps its thread running while it is referenced.
@@ -107,6 +116,9 @@ class Follower:
         self._handed: dict[str, Any] | None = None  # the manifest as of the last round's end
         self._drain = False  # the next round embeds every record without a vector (sync)
         self._small_scan = 0.0  # when this thread last scanned a small store in full
+        self._caught_up = 0.0  # when a full scan last indexed the writes made meanwhile
+        self._poked = False  # whether the round in progress was asked for (a search, a write)
+        self.catch_ups = 0  # catch-ups made during full scans that changed the index (tests, bench)
 
     # -- the searcher's side ----------------------------------------------------------------
 
@@ -201,6 +213,8 @@ class Follower:
     # -- the thread -------------------------------------------------------------------------
 
     def _pause(self) -> None:
+        """Between two chunks of a full scan: wait while a search runs (at most MAX_YIELD_S),
+        then index the writes made since the scan started (``_catch_up``)."""
         deadline = time.monotonic() + MAX_YIELD_S
         with self._cond:
             while self._searches and not self._stop.is_set():
@@ -210,6 +224,56 @@ class Follower:
                 self._cond.wait(left)
         if self._stop.is_set():
             raise _Stopped
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """During a full scan, at most every CATCH_UP_S: what a round without a scan would do
+        now (the write journal, changed scopes, new vectors within the search budget), so that a
+        write made during the scan is searchable without waiting for its end, and a search
+        waiting for its own process's write (``wait_for_writes``) is released. The scan goes on
+        from where it was: what it finds that was indexed meanwhile is looked at again under the
+        writer lock and found current (``staleness._recheck``). Skipped while another process
+        holds the writer lock (the scan's end tries again)."""
+        now = time.monotonic()
+        store, lex = self._store, self._lex
+        if now - self._caught_up < CATCH_UP_S or store is None or lex is None:
+            return
+        self._caught_up = now
+        with self._cond:
+            target = self._asked
+        asked = target > self._covered
+        if not (asked or self._settled(store, lex)):
+            return
+        try:
+            with store.lock.waiting_at_most(CATCH_UP_LOCK_WAIT_S):
+                if self._index(store, lex, full=False):
+                    self.catch_ups += 1
+                    self._backfill(store, lex, False)
+                elif asked or self._poked:
+                    self._backfill(store, lex, False)
+        except (LockTimeoutError, ReadOnlyStoreError):
+            return
+        with self._cond:
+            self._covered = max(self._covered, target)
+            self._cond.notify_all()
+
+    def _index(self, store: Store, lex: LexicalIndex, full: bool) -> bool:
+        """Bring the lexical index up to date (``derived.refresh``; a full scan when ``full``), and
+        hand a commit over to the searcher; True when the index changed."""
+        from mem.format.index.derived import FULL_SCAN_MAX_DOCS, refresh
+
+        before = lex.max_seq()
+        st = refresh(store, lex=lex, full=full, pause=self._pause if full else None)
+        if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
+            self.scans += 1
+        if st.unreadable:
+            with self._cond:
+                self._unreadable.update(st.unreadable)
+        if lex.max_seq() == before:
+            return False
+        self._hand_over(lex, committed=True)
+        self.rounds += 1  # the searches see it (Searcher._lexical)
+        return True
 
     def _open(self) -> tuple[Store, LexicalIndex | None]:
         """This thread's store and lexical index (reopened when another generation is swapped in)."""
@@ -268,12 +332,11 @@ class Follower:
         """One round of upkeep: the journal, changed scopes, a due full scan, and (when a search
         or a write asked for the round: ``poked``) new vectors within the search budget, as a
         search embedded them before (an idle searcher does not embed a backlog)."""
-        from mem.format.index.derived import FULL_SCAN_MAX_DOCS, refresh
-
         with self._cond:
             target = self._asked
             drain, self._drain = self._drain, False
         asked = target > self._covered
+        self._poked = poked
         counted = (self.scans, self.rounds)
         try:
             store, lex = self._open()
@@ -281,16 +344,7 @@ class Follower:
                 self._hand_over(lex)  # (before the refresh, which a writer's lock may refuse)
                 full = self._full_due(store, lex, asked)
                 if full or asked or self._settled(store, lex):
-                    before = lex.max_seq()
-                    st = refresh(store, lex=lex, full=full, pause=self._pause if full else None)
-                    if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
-                        self.scans += 1
-                    if st.unreadable:
-                        with self._cond:
-                            self._unreadable.update(st.unreadable)
-                    if lex.max_seq() != before:
-                        self._hand_over(lex, committed=True)
-                        self.rounds += 1  # the searches see it (Searcher._lexical)
+                    self._index(store, lex, full)
                 self._hand_over(lex)
                 if poked or asked:
                     self._backfill(store, lex, drain)

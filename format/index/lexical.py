@@ -263,6 +263,16 @@ class LexicalIndex:
         return {rid: (mt, size) for rid, mt, size in self.db.execute(
             "SELECT id, mtime_ns, size FROM records WHERE scope=?", (scope,))}
 
+    def file_state(self, scope: str, rids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """``scope_state`` of the records ``rids`` of ``scope`` alone (those indexed)."""
+        out: dict[str, tuple[int, int]] = {}
+        for i in range(0, len(rids), 500):  # (SQLite's bound on a statement's parameters)
+            part = rids[i:i + 500]
+            out.update((rid, (mt, size)) for rid, mt, size in self.db.execute(
+                f"SELECT id, mtime_ns, size FROM records WHERE scope=? AND id IN ({','.join('?' * len(part))})",
+                (scope, *part)))
+        return out
+
     def scope_ids(self, scope: str) -> set[str]:
         """The ids the state holds for ``scope`` (no file state: a cheap listing)."""
         import sqlite3

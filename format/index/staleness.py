@@ -15,7 +15,7 @@ from mem.format.base.errors import RecordParseError
 from mem.format.index.lexread import PENDING_FILE, dir_mtime
 from mem.format.model.record import Record, read_record_file
 from mem.format.rules import ids
-from mem.format.rules.layout import record_files, scope_mtimes
+from mem.format.rules.layout import record_file, record_files, scope_mtimes
 
 if TYPE_CHECKING:
     from mem.format.index.lexical import DocFields, LexicalIndex
@@ -74,6 +74,16 @@ class _Plan:
     #: with ``_plan(keep=True)``: each scope listed, as scope -> (its folder's mtime before the
     #: listing, [(id, mtime_ns, size)]), for a later plan to reuse (``_plan(reuse=...)``)
     listed: dict[str, tuple[int, list[tuple[str, int, int]]]] = field(default_factory=dict)
+    #: the scopes whose files were listed (a full plan: every scope)
+    checked: list[str] = field(default_factory=list)
+    #: (scope, id) of the files that could not be read (in ``staleness.unreadable`` too)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def found(self) -> set[tuple[str, str]]:
+        """(scope, id) of every file this plan found different from the index: to put, to
+        delete, left unread, or unreadable (what ``_recheck`` looks at again)."""
+        return ({(f.scope, f.id) for f, _m, _z in self.puts} | set(self.deletes) | set(self.unread)
+                | set(self.failed))
 
 
 def _read_fields(path: Path, scope: str, rid: str) -> DocFields:
@@ -165,6 +175,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
     forced = set(also)
     check = [s for s in now_scopes if full or old.get(s) != cur[s] or s in forced]
     unread: list[tuple[str, str]] = []
+    failed: list[tuple[str, str]] = []
     vanished = [s for s in old if s not in cur and (wanted is None or s in wanted)]
     if full:
         vanished += [s for s in lex.indexed_scopes()
@@ -218,6 +229,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
                 except (RecordParseError, FileNotFoundError) as exc:
                     st.unreadable.append(str(exc) if isinstance(exc, RecordParseError)
                                          else f"{path}: vanished while read")
+                    failed.append((s, rid))
                     if known is not None:
                         deletes.append((s, rid))
                         st.removed.append(rid)
@@ -239,7 +251,71 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
             mtimes[s] = cur[s]
         if changed_here or old.get(s) != cur[s]:
             st.scopes_changed.append(s)
-    return _Plan(st, puts, deletes, mtimes, unread, listed)
+    return _Plan(st, puts, deletes, mtimes, unread, listed, check, failed)
+
+
+def _recheck(store: Store, lex: LexicalIndex, found: _Plan, only: Iterable[str] | None = None,
+             read_limit: int | None = None) -> _Plan:
+    """The plan a full scan applies, made again under the writer lock from the scan ``found``
+    (made before it, without the lock): the scopes whose folder changed since the index recorded
+    them are listed, as by any refresh; of the others, only the files the scan found different
+    (``_Plan.found``) are stat'ed and compared again, not every file of the store. A file the
+    scan saw as indexed and that changed since is mem's write (journaled), an added or removed
+    file (its folder changed), or an edit in place, which the next full scan finds as it would
+    have found it made just after this one. At 100k records the whole scan again, under the
+    lock and yielding to no search, held every writer for about a second after each scan
+    that found a write (bench/README.md, "Issue 21, the ninth session")."""
+    plan = _plan(store, lex, False, only, read_limit=read_limit)
+    st = plan.staleness
+    listed = set(plan.checked) | set(st.scopes_changed)
+    todo: dict[str, list[str]] = {}
+    for s, rid in sorted(found.found()):
+        if s not in listed:
+            todo.setdefault(s, []).append(rid)
+    done = {(f.scope, f.id, m, z): f for f, m, z in found.puts}
+    present = _scope_dirs(store, todo)
+    base = store.records_dir
+    for s, rids in todo.items():
+        known = lex.file_state(s, rids)
+        tomb = store.tombstones.load(s).ids if s in present else set()
+        changed_here = False
+        for rid in rids:
+            k = known.get(rid)
+            fst = record_file(str(base / s), rid) if s in present and rid not in tomb else None
+            if fst is None:  # gone, forgotten, or no record file any more
+                if k is not None:
+                    plan.deletes.append((s, rid))
+                    st.removed.append(rid)
+                    changed_here = True
+                continue
+            if k is not None and k == (fst.st_mtime_ns, fst.st_size):
+                continue
+            if read_limit is not None and len(plan.puts) + len(st.unreadable) >= read_limit:
+                plan.unread.append((s, rid))
+                (st.changed if k is not None else st.added).append(rid)
+                plan.mtimes.pop(s, None)  # (files left unread: listed again next time)
+                changed_here = True
+                continue
+            rec = done.get((s, rid, fst.st_mtime_ns, fst.st_size))
+            if rec is None:
+                path = base / s / f"{rid}.md"
+                try:
+                    rec = _read_fields(path, s, rid)
+                except (RecordParseError, FileNotFoundError) as exc:
+                    st.unreadable.append(str(exc) if isinstance(exc, RecordParseError)
+                                         else f"{path}: vanished while read")
+                    plan.failed.append((s, rid))
+                    if k is not None:
+                        plan.deletes.append((s, rid))
+                        st.removed.append(rid)
+                        changed_here = True
+                    continue
+            plan.puts.append((rec, fst.st_mtime_ns, fst.st_size))
+            (st.changed if k is not None else st.added).append(rid)
+            changed_here = True
+        if changed_here and s not in st.scopes_changed:
+            st.scopes_changed.append(s)
+    return plan
 
 
 def unindexed(store: Store, lex: LexicalIndex | None, only: Iterable[str] | None = None) -> int:

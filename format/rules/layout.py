@@ -100,6 +100,18 @@ def record_files(scope_dir: str) -> Iterator[tuple[str, os.stat_result]]:
             yield name[:-3], st
 
 
+def record_file(scope_dir: str, rid: str) -> os.stat_result | None:
+    """The lstat of one record file, when ``record_files`` would list it (a regular file, never a
+    symbolic link); None when it is not one (missing, or something else by that name)."""
+    from stat import S_ISREG
+
+    try:
+        st = os.lstat(os.path.join(scope_dir, rid + RECORD_SUFFIX))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return st if S_ISREG(st.st_mode) and ids.is_id(rid) else None
+
+
 def record_ids(scope_dir: str) -> list[str]:
     """The ids of ``record_files`` of one scope folder, sorted, without a stat per file: the
     files the store reads (``Store.iter_paths``)."""

@@ -116,3 +116,148 @@ def test_a_scan_that_changed_nothing_is_taken_off_the_search_path(sstore: Store,
         assert all(thread != me for thread, _warm in reloads)  # never on a search's path
     finally:
         s.close()
+
+
+def _as_big(sstore: Store, monkeypatch: pytest.MonkeyPatch, every: float) -> Store:
+    """The store with ``full_scan_seconds = every``, scanned as a big store is (periodically)."""
+    cfg = sstore.root / "config.toml"
+    cfg.write_text(cfg.read_text("utf-8").replace("[search]\n", f"[search]\nfull_scan_seconds = {every}\n"), "utf-8")
+    monkeypatch.setattr(index_mod, "FULL_SCAN_MAX_DOCS", 0)
+    store = Store.open(sstore.root)
+    index_mod.attach(store)
+    return store
+
+
+def test_writes_made_during_a_full_scan_are_searchable_before_it_ends(sstore: Store,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan held in the middle (at 100k records, yielding to searches back to back, one lasted
+    25 s): the searcher's own write is seen by its next search, and another process's write is
+    found, both before the scan ends; the scan then ends as usual and records its time."""
+    import mem.format.index.follower as follower
+    import mem.format.index.staleness as staleness
+    from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
+
+    sstore = _as_big(sstore, monkeypatch, 3600)  # (the first scan is started by hand below)
+    monkeypatch.setattr(staleness, "PAUSE_EVERY", 1)
+    monkeypatch.setattr(follower, "CATCH_UP_S", 0.0)
+    hold, held = threading.Event(), threading.Event()
+    real_pause = follower.Follower._pause
+
+    def pause(self: follower.Follower) -> None:
+        real_pause(self)  # (the catch-up included)
+        while hold.is_set():  # the scan stays in its first chunk, catching up, until released
+            held.set()
+            time.sleep(0.01)
+            real_pause(self)
+
+    monkeypatch.setattr(follower.Follower, "_pause", pause)
+    s = open_searcher(sstore)
+    try:
+        assert s.search("green tea", mode="lexical").hits
+        fol = s._follower
+        assert fol is not None
+        scans = fol.scans
+        before = read_pointer(sstore.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        assert before is not None
+        hold.set()
+        started = time.time_ns()
+        monkeypatch.setattr(fol, "_full_due", lambda *a: True)  # the next round scans
+        fol.poke()
+        assert held.wait(30), "the scan did not start"
+        monkeypatch.setattr(fol, "_full_due", lambda *a: False)
+        timer = threading.Timer(20, hold.clear)  # (a search that waits for the scan's end returns)
+        timer.start()
+        mine = s.store.add("Ana keeps a zeppelin model on her desk", scope="ana")
+        assert [h.id for h in s.search("zeppelin", mode="lexical").hits] == [mine.id]
+        assert hold.is_set(), "the search after the searcher's own write waited for the scan's end"
+        other = Store.open(sstore.root)
+        index_mod.attach(other)
+        theirs = other.add("Bob repairs quadcopter drones at weekends", scope="bob")
+        _wait(lambda: [h.id for h in s.search("quadcopter", mode="lexical").hits] == [theirs.id],
+              "another process's write, during the scan")
+        assert hold.is_set() and fol.scans == scans and fol.catch_ups >= 1  # the scan is still held
+        hold.clear()
+        _wait(lambda: fol.scans == scans + 1, "the scan's end")
+        s.catch_up()
+        after = read_pointer(sstore.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+        assert after is not None and int(after.get("full_scan_ns", 0)) >= started  # recorded, with work found
+        assert {h.id for h in s.search("zeppelin OR quadcopter", mode="lexical").hits} == {mine.id, theirs.id}
+        assert fol.last_error is None
+        timer.cancel()
+    finally:
+        hold.clear()
+        s.close()
+
+
+def test_a_full_scan_that_finds_an_edit_looks_again_only_at_that_file_under_the_lock(
+        sstore: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the writer lock, a full scan's refresh lists only the scope folders that changed
+    since, and stats again the files the scan found different: at 100k records, the whole scan
+    again (a second, yielding to nothing) held every writer after each scan that found a write.
+    The time of the scan is recorded with the edit (else the next round finds it due again)."""
+    import mem.format.index.staleness as staleness
+    from mem.format.index.common import LEXICAL_KIND, LEXICAL_POINTER, read_pointer
+    from mem.format.search.engine import search
+
+    sstore = _as_big(sstore, monkeypatch, 3600)
+    search(sstore, "tea", mode="lexical")  # (the index built)
+    tea = next(h for h in search(sstore, "green tea", mode="lexical").hits if "tea" in h.content)
+    path = sstore.record_path(tea.scope, tea.id)
+    d = os.stat(path.parent)
+    path.write_text(path.read_text("utf-8").replace("green tea", "zeppelin tea"), "utf-8")
+    os.utime(path.parent, ns=(d.st_atime_ns, d.st_mtime_ns))  # an edit in place: the folder looks untouched
+    listed: list[tuple[str, bool]] = []
+    real_files = staleness.record_files
+
+    def record_files(scope_dir: str) -> Any:
+        listed.append((os.path.basename(scope_dir), sstore.lock.held))
+        return real_files(scope_dir)
+
+    monkeypatch.setattr(staleness, "record_files", record_files)
+    started = time.time_ns()
+    st = index_mod.refresh(sstore, full=True)
+    assert st.changed == [tea.id] and not st.added and not st.removed
+    assert sorted(listed) == [("ana", False), ("bob", False)]  # each scope listed once, before the lock
+    assert [h.id for h in search(sstore, "zeppelin", mode="lexical").hits] == [tea.id]
+    m = read_pointer(sstore.index_dir, LEXICAL_POINTER, LEXICAL_KIND)
+    assert m is not None and int(m["full_scan_ns"]) >= started
+
+
+def test_a_full_scans_second_look_under_the_lock_sees_what_changed_after_it(
+        sstore: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What changed between the scan and its second look under the lock: a file the scan found
+    edited and then removed is removed from the index, one forgotten meanwhile is not put back,
+    and a file added to a folder meanwhile is listed with its folder (its mtime changed)."""
+    import mem.format.index.staleness as staleness
+    from mem.format.index.lexical import LexicalIndex
+    from mem.format.search.engine import search
+
+    sstore = _as_big(sstore, monkeypatch, 3600)
+    search(sstore, "tea", mode="lexical")
+    hits = {h.content: h for h in search(sstore, "Ana OR Bob", mode="lexical", k=10).hits}
+    river = next(h for c, h in hits.items() if "river" in c)
+    tea = next(h for c, h in hits.items() if "green tea" in c)
+    bridge = next(h for c, h in hits.items() if "bridge" in c)
+    for h, old, new in ((river, "river", "canal"), (tea, "green tea", "mint tea"), (bridge, "old bridge", "new bridge")):
+        p = sstore.record_path(h.scope, h.id)
+        d = os.stat(p.parent)
+        p.write_text(p.read_text("utf-8").replace(old, new), "utf-8")
+        os.utime(p.parent, ns=(d.st_atime_ns, d.st_mtime_ns))
+    real_recheck = staleness._recheck
+    added: list[str] = []
+
+    def recheck(store: Store, lex: LexicalIndex, found: Any, *a: Any, **kw: Any) -> Any:
+        assert {rid for _s, rid in found.found()} == {river.id, tea.id, bridge.id}
+        os.remove(sstore.record_path(river.scope, river.id))  # an outside removal, folder time kept
+        d = os.stat(sstore.records_dir / "ana")
+        os.utime(sstore.records_dir / "ana", ns=(d.st_atime_ns, d.st_mtime_ns))
+        sstore.forget([tea.id], reason="test")  # (mem's own: a tombstone, the file removed)
+        added.append(sstore.add("Bob learns the cello on Tuesdays", scope="bob").id)
+        return real_recheck(store, lex, found, *a, **kw)
+
+    monkeypatch.setattr(index_mod, "_recheck", recheck)
+    index_mod.refresh(sstore, full=True)
+    got = {h.id for h in search(sstore, "canal OR tea OR bridge OR cello OR river", mode="lexical", k=10).hits}
+    assert river.id not in got and tea.id not in got  # removed, forgotten: never put back
+    assert bridge.id in got and added[0] in got
+    assert [h.id for h in search(sstore, "new bridge", mode="lexical").hits][:1] == [bridge.id]
