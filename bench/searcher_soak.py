@@ -25,7 +25,11 @@ from hooks that only note times: the garbage collector's passes (``gc.callbacks`
 duration), the background thread's rounds (``Follower.round`` wrapped: a full scan, a round that
 changed the index, or one that did neither), the `mem add` processes, and the load average
 sampled every 5 s. Prints the slow searches by what overlapped them, per minute, and the 15
-slowest each with its overlaps.
+slowest each with its overlaps. How soon a write is searchable: from each `mem add`'s start to
+the background thread's commit that put its record in the index (read from the index's sequence
+numbers at each commit, a commit made between a full scan's chunks included). The rounds that
+took over 0.3 s without a full scan: where the background thread was, from its stack sampled
+every 10 ms (``sys._current_frames``).
 
 The searcher's memory (``--rss-every``, 2 s by default; 0: off): the process's resident set
 (``VmRSS`` of /proc/self/status, Linux) and the collector's frozen objects
@@ -49,6 +53,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +114,8 @@ def main() -> None:
             writes.append(time.perf_counter() - t)
             if out.returncode == 0 and f"soak run {run}" in out.stdout:
                 new_ids.add(json.loads(out.stdout)["id"])
+                if tl is not None:
+                    tl.written.append((t, json.loads(out.stdout)["id"]))
             elif out.returncode != 0:
                 failed.append(f"exit {out.returncode}: {(out.stderr.strip().splitlines() or [''])[-1][:200]}")
             if tl is not None:
@@ -238,6 +245,24 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) 
                 mem_log.sample(kind, mem_log.t0)
 
     f.round = round_
+    if tl is None:
+        return
+    real_hand_over = f._hand_over
+    seq: list[int | None] = [None]  # the index's last sequence number seen (on the thread: SQLite)
+
+    def hand_over(lex: Any, committed: bool = False) -> None:
+        if seq[0] is None and not committed:  # (each round starts with one: the baseline)
+            seq[0] = int(lex.max_seq())
+        real_hand_over(lex, committed)
+        if committed and seq[0] is not None:  # the records this commit made searchable, and when
+            now = time.perf_counter()
+            rows = lex.db.execute("SELECT id, seq FROM records WHERE seq > ?", (seq[0],)).fetchall()
+            for rid, sq in rows:
+                tl.indexed.setdefault(rid, now)
+                seq[0] = max(seq[0], int(sq))
+
+    f._hand_over = hand_over
+    tl.watch(f)
 
 
 class Memory:
@@ -319,6 +344,14 @@ class Timeline:
         self.gcs: list[Span] = []
         self.rounds: list[Span] = []  # noted by watch_rounds
         self.writes: list[tuple[float, float]] = []
+        #: (start, id) of each `mem add` that wrote a record, and when a commit of the background
+        #: thread made each id searchable (``watch_rounds``)
+        self.written: list[tuple[float, str]] = []
+        self.indexed: dict[str, float] = {}
+        #: where the background thread was, sampled every 10 ms during its rounds: one Counter of
+        #: stacks per round that changed the index or did nothing, kept when it took over 0.3 s
+        self.slow_rounds: list[tuple[float, str, Counter[str]]] = []
+        self._follower: Any = None
         self.loads: list[tuple[float, float]] = []
         self._gc_start: float | None = None
         self._sampler: threading.Thread | None = None
@@ -339,6 +372,43 @@ class Timeline:
 
         self._sampler = threading.Thread(target=sample, daemon=True)
         self._sampler.start()
+
+        def stacks() -> None:  # the background thread's stack while a round runs (sys._current_frames)
+            while not stop.wait(0.01):
+                f, into = self._follower, self._in_round  # (a round may end meanwhile)
+                th = None if f is None else f._thread
+                if th is None or th.ident is None or into is None:
+                    continue
+                frame = sys._current_frames().get(th.ident)
+                names: list[str] = []
+                while frame is not None and len(names) < 5:
+                    code = frame.f_code
+                    names.append(f"{code.co_name}@{Path(code.co_filename).stem}")
+                    frame = frame.f_back
+                into[" < ".join(names)] += 1
+
+        threading.Thread(target=stacks, daemon=True).start()
+
+    _in_round: Counter[str] | None = None
+
+    def watch(self, f: Any) -> None:
+        """Sample the background thread's stack during its rounds (see ``slow_rounds``)."""
+        self._follower = f
+        real = f.round
+
+        def round_(poked: bool = True) -> None:
+            here: Counter[str] = Counter()
+            self._in_round = here
+            t, scans = time.perf_counter(), f.scans
+            try:
+                real(poked)
+            finally:
+                took, self._in_round = time.perf_counter() - t, None
+                if took > 0.3 and f.scans == scans:
+                    self.slow_rounds.append((took, "change" if self.rounds and self.rounds[-1][2] == "change"
+                                             else "round", here))
+
+        f.round = round_
 
     def stop(self) -> None:
         if self._gc in gc.callbacks:
@@ -393,6 +463,22 @@ class Timeline:
             print(f"from a `mem add`'s start to the end of the round that indexed it: {len(lag)} writes, median "
                   f"{statistics.median(lag):.0f} ms, p90 {lag[int(0.9 * (len(lag) - 1))]:.0f} ms, max {lag[-1]:.0f} ms "
                   f"(the `mem add` processes: median {statistics.median(took):.0f} ms start to exit)")
+        # the same, measured exactly: to the commit that made the record's id searchable (a commit
+        # made between a full scan's chunks included), read from the index at each commit
+        got = sorted(1000 * (self.indexed[rid] - w) for w, rid in self.written if rid in self.indexed)
+        if got:
+            print(f"from a `mem add`'s start to the commit that made its record searchable: {len(got)} of "
+                  f"{len(self.written)} writes, median {statistics.median(got):.0f} ms, "
+                  f"p90 {got[int(0.9 * (len(got) - 1))]:.0f} ms, max {got[-1]:.0f} ms")
+        if self.slow_rounds:
+            total: Counter[str] = Counter()
+            for _t, _k, c in self.slow_rounds:
+                total.update(c)
+            print(f"rounds over 0.3 s (not scans): {len(self.slow_rounds)}, "
+                  + ", ".join(f"{1000 * t:.0f} ms ({k})" for t, k, _c in sorted(self.slow_rounds, reverse=True)[:8])
+                  + "; where the background thread was (10 ms samples, innermost first):")
+            for stack, n in total.most_common(8):
+                print(f"  {n:4d}  {stack}")
         print("| what overlapped the slow search | searches |\n|---|---|")
         for k, v in sorted(kinds.items(), key=lambda x: -x[1]):
             print(f"| {k} | {v} |")
