@@ -303,7 +303,11 @@ class Follower:
         self._lex = self._vec = None
 
     def _settled(self, store: Store, lex: LexicalIndex) -> bool:
-        """False while a scope folder has changed with no write journal for less than SETTLE_S."""
+        """False while a scope folder has changed with no write journal for less than SETTLE_S,
+        or while another process holds the writer lock: a mem write holds it from its record
+        file to its log line, and journals the record right after. Under load that took over
+        SETTLE_S, and the round listed the whole scope (a second at 33k files) only to find the
+        record journaled and indexed by then (bench/README.md, "Issue 21, the ninth session")."""
         from mem.format.index.lexread import PENDING_FILE
         from mem.format.index.staleness import _scope_dirs
 
@@ -313,7 +317,14 @@ class Follower:
         now = time.monotonic()
         if self._changed_since is None:
             self._changed_since = now
-        return now - self._changed_since >= SETTLE_S
+        if now - self._changed_since < SETTLE_S:
+            return False
+        try:
+            with store.lock.waiting_at_most(0), store.lock:
+                pass
+        except LockTimeoutError:
+            return False
+        return True
 
     def _full_due(self, store: Store, lex: LexicalIndex, asked: bool) -> bool:
         """Whether this round stats every file: a big store's periodic scan when due; a small

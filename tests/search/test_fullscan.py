@@ -261,3 +261,34 @@ def test_a_full_scans_second_look_under_the_lock_sees_what_changed_after_it(
     assert river.id not in got and tea.id not in got  # removed, forgotten: never put back
     assert bridge.id in got and added[0] in got
     assert [h.id for h in search(sstore, "new bridge", mode="lexical").hits][:1] == [bridge.id]
+
+
+def test_a_changed_folder_is_not_listed_while_a_writer_holds_the_lock(sstore: Store,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that changed with no write journal is listed once it has stayed so SETTLE_S, and
+    not while another process holds the writer lock (a mem write between its record file and
+    its journal line): the listing then found the record journaled, for nothing."""
+    import mem.format.index.follower as follower
+    from mem.format.index.follower import Follower
+    from mem.format.search.engine import search
+
+    monkeypatch.setattr(follower, "SETTLE_S", 0.0)
+    search(sstore, "tea", mode="lexical")  # (the index built)
+    fol = Follower(sstore.root, 3600)
+    monkeypatch.setattr(fol, "_full_due", lambda *a: False)  # (a big store's rounds between its scans)
+    store, lex = fol._open()
+    assert lex is not None
+    try:
+        assert fol._settled(store, lex)
+        other = Store.open(sstore.root)  # (no index listener: the folder changes, no journal)
+        rec = other.add("Ana collects old maps", scope="ana")
+        writer = Store.open(sstore.root)
+        with writer.lock:  # another process mid-write
+            assert not fol._settled(store, lex)
+            fol.round()
+            assert not lex.file_state("ana", [rec.id])  # not listed
+        assert fol._settled(store, lex)  # the lock free: listed now
+        fol.round()
+        assert lex.file_state("ana", [rec.id])
+    finally:
+        fol._close_indexes()
