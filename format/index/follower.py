@@ -242,7 +242,7 @@ class Follower:
         with self._cond:
             target = self._asked
         asked = target > self._covered
-        if not (asked or self._settled(store, lex)):
+        if not (asked or self._due(store, lex)):
             return
         try:
             with store.lock.waiting_at_most(CATCH_UP_LOCK_WAIT_S):
@@ -302,18 +302,24 @@ class Follower:
                 x.close()
         self._lex = self._vec = None
 
-    def _settled(self, store: Store, lex: LexicalIndex) -> bool:
-        """False while a scope folder has changed with no write journal for less than SETTLE_S,
-        or while another process holds the writer lock: a mem write holds it from its record
-        file to its log line, and journals the record right after. Under load that took over
-        SETTLE_S, and the round listed the whole scope (a second at 33k files) only to find the
-        record journaled and indexed by then (bench/README.md, "Issue 21, the ninth session")."""
+    def _due(self, store: Store, lex: LexicalIndex) -> bool:
+        """Whether a refresh has work: the write journal, or a scope folder that changed with no
+        journal and has stayed so SETTLE_S while no other process held the writer lock. A mem
+        write holds the lock from its record file to its log line, and journals the record right
+        after: a folder listed before that (under load it took over SETTLE_S) showed the record
+        journaled and indexed by the listing's end. Not when nothing changed: the refresh would
+        find nothing, and a write made between its look at the journal and its look at the
+        folders had it list the whole scope for nothing (33k files, a second; bench/README.md,
+        "Issue 21, the ninth session")."""
         from mem.format.index.lexread import PENDING_FILE
         from mem.format.index.staleness import _scope_dirs
 
-        if (store.index_dir / PENDING_FILE).exists() or _scope_dirs(store) == lex.scope_mtimes():
+        if (store.index_dir / PENDING_FILE).exists():
             self._changed_since = None
             return True
+        if _scope_dirs(store) == lex.scope_mtimes():
+            self._changed_since = None
+            return False
         now = time.monotonic()
         if self._changed_since is None:
             self._changed_since = now
@@ -354,7 +360,7 @@ class Follower:
             if lex is not None:
                 self._hand_over(lex)  # (before the refresh, which a writer's lock may refuse)
                 full = self._full_due(store, lex, asked)
-                if full or asked or self._settled(store, lex):
+                if full or asked or self._due(store, lex):
                     self._index(store, lex, full)
                 self._hand_over(lex)
                 if poked or asked:
