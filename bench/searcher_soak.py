@@ -400,13 +400,19 @@ class Timeline:
             here: Counter[str] = Counter()
             self._in_round = here
             t, scans = time.perf_counter(), f.scans
+            raised = ""
             try:
                 real(poked)
+            except BaseException as exc:
+                raised = f", raised {type(exc).__name__}: {str(exc)[:120]}"
+                raise
             finally:
                 took, self._in_round = time.perf_counter() - t, None
+                if f.refused is not None:
+                    raised += f", refused: {type(f.refused).__name__}"
                 if took > 0.3 and f.scans == scans:
-                    self.slow_rounds.append((took, "change" if self.rounds and self.rounds[-1][2] == "change"
-                                             else "round", here))
+                    self.slow_rounds.append((took, ("change" if self.rounds and self.rounds[-1][2] == "change"
+                                                    else "round") + raised, here))
 
         f.round = round_
 
@@ -470,6 +476,8 @@ class Timeline:
             print(f"from a `mem add`'s start to the commit that made its record searchable: {len(got)} of "
                   f"{len(self.written)} writes, median {statistics.median(got):.0f} ms, "
                   f"p90 {got[int(0.9 * (len(got) - 1))]:.0f} ms, max {got[-1]:.0f} ms")
+        if self._follower is not None and self._follower.last_error:
+            print(f"the background thread's last error: {self._follower.last_error}")
         if self.slow_rounds:
             total: Counter[str] = Counter()
             for _t, _k, c in self.slow_rounds:
