@@ -235,10 +235,16 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) 
 
     def round_(poked: bool = True) -> None:
         scans, rounds, t = f.scans, f.rounds, time.perf_counter()
+        stopped = False
         try:
             real(poked)
+        except Exception as exc:
+            # (the searcher closed at the run's end: a full scan in progress is abandoned)
+            stopped = type(exc).__name__ == "_Stopped"
+            raise
         finally:
-            kind = "scan" if f.scans != scans else "change" if f.rounds != rounds else "round"
+            kind = ("stopped" if stopped else "scan" if f.scans != scans
+                    else "change" if f.rounds != rounds else "round")
             if tl is not None:
                 tl.rounds.append((t, time.perf_counter(), kind))
             if mem_log is not None and kind != "round":
@@ -460,7 +466,7 @@ class Timeline:
         # how soon a write is in the index: from the start of each `mem add` process (it may be
         # indexed before the process has exited) to the end of the first round after it that
         # changed the index (or scanned); writes are seconds apart, so that round is its own
-        ends = sorted(e for _s, e, w in self.rounds if w != "round")
+        ends = sorted(e for _s, e, w in self.rounds if w in ("scan", "change"))
         lag = sorted(1000 * (min((e for e in ends if e > w_start), default=float("nan")) - w_start)
                      for w_start, _e in self.writes)
         lag = [x for x in lag if x == x]
