@@ -113,9 +113,10 @@ def main() -> None:
                                  env=env, capture_output=True, stdin=subprocess.DEVNULL, text=True)
             writes.append(time.perf_counter() - t)
             if out.returncode == 0 and f"soak run {run}" in out.stdout:
-                new_ids.add(json.loads(out.stdout)["id"])
+                rid = json.loads(out.stdout)["id"]
+                new_ids.add(rid)
                 if tl is not None:
-                    tl.written.append((t, json.loads(out.stdout)["id"]))
+                    tl.written.append((t, rid))
             elif out.returncode != 0:
                 failed.append(f"exit {out.returncode}: {(out.stderr.strip().splitlines() or [''])[-1][:200]}")
             if tl is not None:

@@ -118,7 +118,7 @@ class Follower:
         self._small_scan = 0.0  # when this thread last scanned a small store in full
         self._caught_up = 0.0  # when a full scan last indexed the writes made meanwhile
         self._poked = False  # whether the round in progress was asked for (a search, a write)
-        self.catch_ups = 0  # catch-ups made during full scans that changed the index (tests, bench)
+        self.catch_ups = 0  # catch-ups made during full scans that changed the index (tests)
 
     # -- the searcher's side ----------------------------------------------------------------
 
@@ -246,10 +246,9 @@ class Follower:
             return
         try:
             with store.lock.waiting_at_most(CATCH_UP_LOCK_WAIT_S):
-                if self._index(store, lex, full=False):
-                    self.catch_ups += 1
-                    self._backfill(store, lex, False)
-                elif asked or self._poked:
+                changed = self._index(store, lex, full=False)
+                self.catch_ups += changed
+                if changed or asked or self._poked:
                     self._backfill(store, lex, False)
         except (LockTimeoutError, ReadOnlyStoreError):
             return

@@ -85,6 +85,39 @@ class _Plan:
         return ({(f.scope, f.id) for f, _m, _z in self.puts} | set(self.deletes) | set(self.unread)
                 | set(self.failed))
 
+    def remove(self, scope: str, rid: str) -> None:
+        """Drop the indexed record ``rid`` of ``scope`` (its file is gone, forgotten or unreadable)."""
+        self.deletes.append((scope, rid))
+        self.staleness.removed.append(rid)
+
+    def differs(self, scope: str, rid: str, mtime: int, size: int, indexed: bool, folder: Path,
+                done: dict[tuple[str, str, int, int], DocFields], read_limit: int | None) -> bool:
+        """A record file whose (mtime, size) is not the index's (``indexed``: the index holds
+        it): read and put, listed unread beyond ``read_limit``, or noted unreadable (and dropped
+        when indexed); a file with the stat a plan before read is not read again (``done``).
+        True when the index changes for it. A new mtime with the same content (touch, or a
+        metadata change) is re-indexed too: status, tags and times are in the index; cheap."""
+        st = self.staleness
+        if read_limit is not None and len(self.puts) + len(st.unreadable) >= read_limit:
+            self.unread.append((scope, rid))
+            (st.changed if indexed else st.added).append(rid)
+            return True
+        rec = done.get((scope, rid, mtime, size))
+        if rec is None:
+            path = folder / f"{rid}.md"
+            try:
+                rec = _read_fields(path, scope, rid)
+            except (RecordParseError, FileNotFoundError) as exc:
+                st.unreadable.append(str(exc) if isinstance(exc, RecordParseError)
+                                     else f"{path}: vanished while read")
+                self.failed.append((scope, rid))
+                if indexed:
+                    self.remove(scope, rid)
+                return indexed
+        self.puts.append((rec, mtime, size))
+        (st.changed if indexed else st.added).append(rid)
+        return True
+
 
 def _read_fields(path: Path, scope: str, rid: str) -> DocFields:
     """Index fields of a record file: the canonical fast path, else the full parser."""
@@ -170,23 +203,18 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
     if wanted is None:
         st.store_scopes = now_scopes
     mtimes = dict(old)
-    puts: list[tuple[DocFields, int, int]] = []
-    deletes: list[tuple[str, str]] = []
     forced = set(also)
     check = [s for s in now_scopes if full or old.get(s) != cur[s] or s in forced]
-    unread: list[tuple[str, str]] = []
-    failed: list[tuple[str, str]] = []
+    out = _Plan(st, [], [], mtimes, checked=check)
     vanished = [s for s in old if s not in cur and (wanted is None or s in wanted)]
     if full:
         vanished += [s for s in lex.indexed_scopes()
                      if s not in cur and s not in vanished and (wanted is None or s in wanted)]
     for s in vanished:
         for rid in lex.scope_state(s):
-            deletes.append((s, rid))
-            st.removed.append(rid)
+            out.remove(s, rid)
         mtimes.pop(s, None)
         st.scopes_changed.append(s)
-    listed: dict[str, tuple[int, list[tuple[str, int, int]]]] = {}
     done: dict[tuple[str, str, int, int], DocFields] = {}
     if reuse is not None:
         done = {(f.scope, f.id, m, z): f for f, m, z in reuse.puts}
@@ -206,7 +234,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
             files = ((rid, fst.st_mtime_ns, fst.st_size) for rid, fst in record_files(str(d)))
         if keep:
             files = list(files)
-            listed[s] = (cur[s], files)
+            out.listed[s] = (cur[s], files)
         for n, (rid, mtime, size) in enumerate(files, 1):
             if pause is not None and n % PAUSE_EVERY == 0:
                 pause()
@@ -216,42 +244,18 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
             known = state.get(rid)
             if known is not None and known[0] == mtime and known[1] == size:
                 continue
-            if read_limit is not None and len(puts) + len(st.unreadable) >= read_limit:
-                unread.append((s, rid))
-                (st.changed if known is not None else st.added).append(rid)
-                changed_here = True
-                continue
-            rec = done.get((s, rid, mtime, size))
-            if rec is None:
-                path = d / f"{rid}.md"
-                try:
-                    rec = _read_fields(path, s, rid)
-                except (RecordParseError, FileNotFoundError) as exc:
-                    st.unreadable.append(str(exc) if isinstance(exc, RecordParseError)
-                                         else f"{path}: vanished while read")
-                    failed.append((s, rid))
-                    if known is not None:
-                        deletes.append((s, rid))
-                        st.removed.append(rid)
-                        changed_here = True
-                    continue
-            # a new mtime with the same content (touch, or a metadata change) is re-indexed too:
-            # status, tags and times are in the index; cheap
-            puts.append((rec, mtime, size))
-            (st.changed if known is not None else st.added).append(rid)
-            changed_here = True
+            changed_here |= out.differs(s, rid, mtime, size, known is not None, d, done, read_limit)
         for rid in state:
             if rid not in seen:
-                deletes.append((s, rid))
-                st.removed.append(rid)
+                out.remove(s, rid)
                 changed_here = True
-        if unread and unread[-1][0] == s:
+        if out.unread and out.unread[-1][0] == s:
             mtimes.pop(s, None)  # files left unread: not known to match, listed again next time
         else:
             mtimes[s] = cur[s]
         if changed_here or old.get(s) != cur[s]:
             st.scopes_changed.append(s)
-    return _Plan(st, puts, deletes, mtimes, unread, listed, check, failed)
+    return out
 
 
 def _recheck(store: Store, lex: LexicalIndex, found: _Plan, only: Iterable[str] | None = None,
@@ -284,35 +288,13 @@ def _recheck(store: Store, lex: LexicalIndex, found: _Plan, only: Iterable[str] 
             fst = record_file(str(base / s), rid) if s in present and rid not in tomb else None
             if fst is None:  # gone, forgotten, or no record file any more
                 if k is not None:
-                    plan.deletes.append((s, rid))
-                    st.removed.append(rid)
+                    plan.remove(s, rid)
                     changed_here = True
-                continue
-            if k is not None and k == (fst.st_mtime_ns, fst.st_size):
-                continue
-            if read_limit is not None and len(plan.puts) + len(st.unreadable) >= read_limit:
-                plan.unread.append((s, rid))
-                (st.changed if k is not None else st.added).append(rid)
-                plan.mtimes.pop(s, None)  # (files left unread: listed again next time)
-                changed_here = True
-                continue
-            rec = done.get((s, rid, fst.st_mtime_ns, fst.st_size))
-            if rec is None:
-                path = base / s / f"{rid}.md"
-                try:
-                    rec = _read_fields(path, s, rid)
-                except (RecordParseError, FileNotFoundError) as exc:
-                    st.unreadable.append(str(exc) if isinstance(exc, RecordParseError)
-                                         else f"{path}: vanished while read")
-                    plan.failed.append((s, rid))
-                    if k is not None:
-                        plan.deletes.append((s, rid))
-                        st.removed.append(rid)
-                        changed_here = True
-                    continue
-            plan.puts.append((rec, fst.st_mtime_ns, fst.st_size))
-            (st.changed if k is not None else st.added).append(rid)
-            changed_here = True
+            elif k != (fst.st_mtime_ns, fst.st_size):
+                changed_here |= plan.differs(s, rid, fst.st_mtime_ns, fst.st_size, k is not None, base / s,
+                                             done, read_limit)
+        if plan.unread and plan.unread[-1][0] == s:
+            plan.mtimes.pop(s, None)  # (files left unread: listed again next time)
         if changed_here and s not in st.scopes_changed:
             st.scopes_changed.append(s)
     return plan
