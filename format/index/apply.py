@@ -63,7 +63,7 @@ def _apply_both(store: Store, lex: LexicalIndex, puts: list[tuple[DocFields, int
 
 def _main_digest(vec: VectorIndex, key: tuple[str, str]) -> str | None:
     m = vec.main(key[0])
-    if key[1] in vec._dead.get(key[0], set()):
+    if key[1] in vec._dead.get(key[0], frozenset()):
         return None
     i = m.find(key[1])
     return None if i is None else m.rows[i][1]

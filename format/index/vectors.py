@@ -37,7 +37,7 @@ from mem.format.index.common import (
 )
 from mem.format.index.vecbuild import build_vectors, build_vectors_from
 from mem.format.index.vecbuild import write_vectors_pointer as write_vectors_pointer
-from mem.format.index.vecdb import open_db
+from mem.format.index.vecdb import Side, install_log, open_db, read_changes, read_side
 from mem.format.index.vecmain import HNSW_MIN_ROWS, HNSW_PARAMS, ScopeMain
 from mem.format.index.vecmain import FixedRows as FixedRows
 from mem.format.index.vecmain import read_rows as read_rows
@@ -83,8 +83,10 @@ class VectorIndex:
         self._db: sqlite3.Connection | None = None
         self._mains: dict[str, ScopeMain] = {}
         self._cache_version: int | None = None
-        self._delta: dict[str, dict[str, tuple[str, Any]]] = {}
-        self._dead: dict[str, set[str]] = {}
+        self._side: Side | None = None  # _refresh_cache: the side tables as last read
+        self._delta: dict[str, dict[str, tuple[str, Any]]] = {}  # (its parts)
+        self._dead: dict[str, frozenset[str]] = {}
+        self._log_ready = False  # _write_db: the side tables' log is installed
         self._layouts: dict[tuple[str, bool], tuple[int, Any, Any, Quantized | None]] = {}  # _layout
         self._stacks: dict[tuple[str, ...], tuple[Any, Any]] = {}  # _stack
         self._delta_stacks: dict[str, tuple[list[str], list[str], Any]] = {}  # _delta_stack
@@ -110,6 +112,14 @@ class VectorIndex:
             self._db = open_db(self.path / "vectors.db")
         return self._db
 
+    def _write_db(self) -> sqlite3.Connection:
+        """``db``, for a write of ``delta`` or ``dead``: their log installed first (``vecdb``)."""
+        db = self.db
+        if not self._log_ready:
+            install_log(db)
+            self._log_ready = True
+        return db
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
@@ -128,21 +138,32 @@ class VectorIndex:
     # -- side tables ------------------------------------------------------------------------
 
     def _refresh_cache(self) -> None:
+        """Bring the in-memory side tables (``vecdb.Side``) up to the table's state: once per
+        state (SQLite's ``data_version`` and this connection's changes), and then by the keys
+        logged since (``vecdb.read_changes``) when it can; what was derived from a scope's
+        entries (its delta stack, its dead rows) is dropped for the scopes that changed."""
         ver = int(self.db.execute("PRAGMA data_version").fetchone()[0])
         ver = ver * 1_000_003 + int(self.db.total_changes)
         if ver == self._cache_version:
             return
-        import numpy as np
-
-        delta: dict[str, dict[str, tuple[str, Any]]] = {}
-        for scope, rid, dg, blob in self.db.execute("SELECT scope, id, digest, vec FROM delta"):
-            delta.setdefault(scope, {})[rid] = (dg, np.frombuffer(blob, dtype=np.float32))
-        dead: dict[str, set[str]] = {}
-        for scope, rid in self.db.execute("SELECT scope, id FROM dead"):
-            dead.setdefault(scope, set()).add(rid)
-        self._delta, self._dead, self._cache_version = delta, dead, ver
-        self._delta_stacks = {}
-        self._dead_idx = {}
+        got = None if self._side is None else read_changes(self.db, self._side)
+        if got is None:
+            side, touched = read_side(self.db), None
+        else:
+            side, touched = got
+        before = self._side
+        self._side, self._delta, self._dead, self._cache_version = side, side.delta, side.dead, ver
+        if touched is None or before is None:
+            self._delta_stacks, self._dead_idx = {}, {}
+            return
+        stacks = dict(self._delta_stacks)
+        for scope, rids in touched.items():
+            stack = stacks.pop(scope, None)
+            old, new = before.delta.get(scope, {}), side.delta.get(scope, {})
+            if stack is not None and all(r not in old and r in new for r in rids):
+                stacks[scope] = _grown(stack, [(r, *new[r]) for r in rids])  # records added
+        self._delta_stacks = stacks
+        self._dead_idx = {s: v for s, v in self._dead_idx.items() if before.dead.get(s) is side.dead.get(s)}
 
     def _live_at(self, scope: str, rid: str) -> tuple[str, Any, int] | None:
         """Where the live vector of (scope, id) is, if it has one: (digest of the content it was
@@ -151,7 +172,7 @@ class VectorIndex:
         d = self._delta.get(scope, {}).get(rid)
         if d is not None:
             return d[0], d[1], -1
-        if rid in self._dead.get(scope, set()):
+        if rid in self._dead.get(scope, frozenset()):
             return None
         m = self.main(scope)
         i = m.find(rid)
@@ -185,7 +206,7 @@ class VectorIndex:
         """Each id of ``scope`` with a live vector: the digest of the content it was computed from."""
         self._refresh_cache()
         m = self.main(scope)
-        dead = self._dead.get(scope, set())
+        dead = self._dead.get(scope, frozenset())
         out = {rid: dg for rid, dg in m.rows if rid not in dead}
         for rid, (dg, _v) in self._delta.get(scope, {}).items():
             out[rid] = dg
@@ -251,7 +272,7 @@ class VectorIndex:
         pairs = list(pairs)
         if not pairs:
             return
-        db = self.db
+        db = self._write_db()
         db.execute("BEGIN IMMEDIATE")
         try:
             for scope, rid in pairs:
@@ -268,7 +289,7 @@ class VectorIndex:
         """Add (scope, id, digest, vector) to the delta side table (O(1) each, no re-save)."""
         import numpy as np
 
-        db = self.db
+        db = self._write_db()
         db.execute("BEGIN IMMEDIATE")
         try:
             for scope, rid, dg, vec in items:
@@ -426,6 +447,7 @@ class VectorIndex:
                                                np.stack([delta[r][1] for r in ids]))
         return got
 
+
     def _layout(self, scope: str, use_graph: bool) -> tuple[int, Any, Any, Quantized | None]:
         """(rows, graph or None, matrix or None, int8 rows or None) of the scope's main vectors, as
         ``prepare`` searches them: fixed for a generation, so looked up once per way of searching
@@ -518,3 +540,23 @@ class VectorIndex:
 __all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "PIECE_ROWS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized",
            "Scan", "VecHit", "VectorIndex", "VectorQuery", "build_vectors", "build_vectors_from", "exact_top", "exact_tops",
            "pack_rows", "packed_rows", "q8_candidates", "q8_kernel", "quantize", "run_scan"]
+
+
+def _grown(stack: tuple[list[str], list[str], Any], added: list[tuple[str, str, Any]]
+           ) -> tuple[list[str], list[str], Any]:
+    """A delta stack (``VectorIndex._delta_stack``) with the rows ``added`` (id, digest, vector)
+    after its own: new lists, and the matrix a view of a buffer with room to spare (doubled when
+    full), so that a new record costs its own row, not a copy of the scope's delta. The rows an
+    older stack's view shows are never written again: a search may still hold it."""
+    import numpy as np
+
+    ids, dgs, mat = stack
+    n, k = len(ids), len(added)
+    buf = mat.base  # a stack made by this function: a view of the first rows of its buffer
+    if (not isinstance(buf, np.ndarray) or buf.ndim != 2 or buf.shape[0] < n + k
+            or buf.shape[1] != mat.shape[1] or buf.ctypes.data != mat.ctypes.data):
+        buf = np.empty((2 * (n + k), mat.shape[1]), dtype=mat.dtype)
+        buf[:n] = mat
+    for i, (_rid, _dg, vec) in enumerate(added):
+        buf[n + i] = vec
+    return ids + [a[0] for a in added], dgs + [a[1] for a in added], buf[:n + k]
