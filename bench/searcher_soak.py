@@ -23,7 +23,8 @@ beside the searches on 2 cores. Run it beside the real run, alternating.
 The timeline (``--timeline``, on by default): what overlapped each search slower than 5x p50,
 from hooks that only note times: the garbage collector's passes (``gc.callbacks``: generation,
 duration), the background thread's rounds (``Follower.round`` wrapped: a full scan, a round that
-changed the index, or one that did neither), the `mem add` processes, and the load average
+changed the index, or one that did neither), within a full scan each chunk of files it stats and
+each catch-up that indexed a write made meanwhile, the `mem add` processes, and the load average
 sampled every 5 s. Prints the slow searches by what overlapped them, per minute, and the 15
 slowest each with its overlaps. How soon a write is searchable: from each `mem add`'s start to
 the background thread's commit that put its record in the index (read from the index's sequence
@@ -269,7 +270,29 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) 
                 seq[0] = max(seq[0], int(sq))
 
     f._hand_over = hand_over
+    # a full scan's parts: each chunk of files it stats between two pauses, and each catch-up
+    # that indexed a write made meanwhile (which a slow search overlapped, not only "a scan")
+    real_pause, real_catch_up = f._pause, f._catch_up
+    chunk_from: list[float | None] = [None]
+
+    def pause() -> None:
+        now = time.perf_counter()
+        if chunk_from[0] is not None and tl.rounds_open():
+            tl.parts.append((chunk_from[0], now, "scan chunk"))
+        try:
+            real_pause()
+        finally:
+            chunk_from[0] = time.perf_counter()
+
+    def catch_up() -> None:
+        t, n, covered = time.perf_counter(), f.catch_ups, f._covered
+        real_catch_up()
+        if f.catch_ups != n or f._covered != covered:
+            tl.parts.append((t, time.perf_counter(), "catch-up"))
+
+    f._pause, f._catch_up = pause, catch_up
     tl.watch(f)
+    tl.chunk_from = chunk_from
 
 
 class Memory:
@@ -350,6 +373,9 @@ class Timeline:
     def __init__(self) -> None:
         self.gcs: list[Span] = []
         self.rounds: list[Span] = []  # noted by watch_rounds
+        self.parts: list[Span] = []  # a full scan's chunks and catch-ups (watch_rounds)
+        self.chunk_from: list[float | None] = [None]
+        self._round_open = False
         self.writes: list[tuple[float, float]] = []
         #: (start, id) of each `mem add` that wrote a record, and when a commit of the background
         #: thread made each id searchable (``watch_rounds``)
@@ -406,6 +432,7 @@ class Timeline:
         def round_(poked: bool = True) -> None:
             here: Counter[str] = Counter()
             self._in_round = here
+            self._round_open, self.chunk_from[0] = True, time.perf_counter()
             t, scans = time.perf_counter(), f.scans
             raised = ""
             try:
@@ -414,7 +441,7 @@ class Timeline:
                 raised = f", raised {type(exc).__name__}: {str(exc)[:120]}"
                 raise
             finally:
-                took, self._in_round = time.perf_counter() - t, None
+                took, self._in_round, self._round_open = time.perf_counter() - t, None, False
                 if f.refused is not None:
                     raised += f", refused: {type(f.refused).__name__}"
                 if took > 0.3 and f.scans == scans:
@@ -422,6 +449,9 @@ class Timeline:
                                                     else "round") + raised, here))
 
         f.round = round_
+
+    def rounds_open(self) -> bool:
+        return self._round_open
 
     def stop(self) -> None:
         if self._gc in gc.callbacks:
@@ -435,6 +465,9 @@ class Timeline:
         for s, e, what in self.rounds:
             if s < b and e > a and (what != "round" or e - s > 0.005):  # not the idle rounds
                 out.append(f"follower {what} {1000 * (e - s):.0f} ms")
+        for s, e, what in self.parts:
+            if s < b and e > a:
+                out.append(f"{what} {1000 * (e - s):.1f} ms")
         if any(s < b and e > a for s, e in self.writes):
             out.append("mem add running")
         return out
@@ -446,7 +479,7 @@ class Timeline:
         for at, dt in slow:
             a = t0 + at
             o = self.overlaps(a, a + dt)
-            tags = sorted({" ".join(x.split(" ")[:2]) if x.startswith(("follower", "mem")) else x.split(" ")[0]
+            tags = sorted({" ".join(x.split(" ")[:2]) if x.startswith(("follower", "mem", "scan chunk")) else x.split(" ")[0]
                            for x in o}) or ["nothing noted"]
             key = " + ".join(tags)
             kinds[key] = kinds.get(key, 0) + 1
