@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 
 #: How long the full scan waits, at most, for a search to finish before it goes on with its next
 #: files (searches back to back must not starve it: with 2 s, a scan of 100k files outlasted a
-#: 10-minute run of searches; bench/README.md).
-MAX_YIELD_S = 0.05
+#: 10-minute run of searches; bench/README.md). With ``PAUSE_EVERY`` 64 files, a scan of 100k
+#: under searches back to back lasts about as long as with 256 files and 50 ms (20-25 s).
+MAX_YIELD_S = 0.0125
 #: A round runs at least this often (seconds), poked or not: changes made by other processes
 #: are seen within about this long.
 POLL_S = 0.25
@@ -115,6 +116,8 @@ class Follower:
         self._changed_since: float | None = None
         self._handed: dict[str, Any] | None = None  # the manifest as of the last round's end
         self._drain = False  # the next round embeds every record without a vector (sync)
+        self._whole_asked = 0  # the last ask of ``sync``: only a whole round covers it
+        self._seq_handed: int | None = None  # the index's last sequence number handed over
         self._small_scan = 0.0  # when this thread last scanned a small store in full
         self._caught_up = 0.0  # when a full scan last indexed the writes made meanwhile
         self._poked = False  # whether the round in progress was asked for (a search, a write)
@@ -173,7 +176,10 @@ class Follower:
         scanned in full), and every record has its vector (no budget: a backlog of thousands
         takes as long as `mem embed` would)."""
         self._drain = True
-        self.wrote()
+        with self._cond:
+            self._asked += 1
+            self._whole_asked = self._asked
+        self._wake.set()
         self.wait_for_writes()
 
     def wait_for_writes(self) -> None:
@@ -230,7 +236,8 @@ class Follower:
         """During a full scan, at most every CATCH_UP_S: what a round without a scan would do
         now (the write journal, changed scopes, new vectors within the search budget), so that a
         write made during the scan is searchable without waiting for its end, and a search
-        waiting for its own process's write (``wait_for_writes``) is released. The scan goes on
+        waiting for its own process's write (``wait_for_writes``) is released (not a ``sync``:
+        it asked for the whole round, a change made outside mem included). The scan goes on
         from where it was: what it finds that was indexed meanwhile is looked at again under the
         writer lock and found current (``staleness._recheck``). Skipped while another process
         holds the writer lock (the scan's end tries again)."""
@@ -253,6 +260,8 @@ class Follower:
         except (LockTimeoutError, ReadOnlyStoreError):
             return
         with self._cond:
+            if self._whole_asked > self._covered:  # a sync waits for the scan's end, not this
+                target = min(target, self._whole_asked - 1)
             self._covered = max(self._covered, target)
             self._cond.notify_all()
 
@@ -261,7 +270,9 @@ class Follower:
         hand a commit over to the searcher; True when the index changed."""
         from mem.format.index.derived import FULL_SCAN_MAX_DOCS, refresh
 
-        before = lex.max_seq()
+        # what the searcher was last handed: a catch-up during a full scan hands over the
+        # journal the scan's round applied before its scan, as well as its own commits
+        before = lex.max_seq() if self._seq_handed is None else self._seq_handed
         st = refresh(store, lex=lex, full=full, pause=self._pause if full else None)
         if full and int(lex.manifest.get("docs", 0)) > FULL_SCAN_MAX_DOCS:
             self.scans += 1
@@ -289,6 +300,7 @@ class Follower:
         if self._lex is None or self._lex.generation != m["generation"]:
             self._close_indexes()
             self._lex = LexicalIndex.open(self._store.index_dir)
+            self._seq_handed = None
             self.opened += 1
         elif self._lex.manifest != m:
             self._lex.manifest = m
@@ -392,6 +404,9 @@ class Follower:
         search's median at 100k records (bench/README.md, "Issue 21, the eighth session")."""
         if committed or (self._handed is not None and lex.manifest != self._handed):
             self._changed()
+            self._seq_handed = lex.max_seq()
+        elif self._seq_handed is None:
+            self._seq_handed = lex.max_seq()
         self._handed = dict(lex.manifest)
 
     def _release_memory(self) -> None:
