@@ -253,7 +253,7 @@ def _plan(store: Store, lex: LexicalIndex, full: bool, only: Iterable[str] | Non
                     continue
             changed_here |= out.differs(s, rid, mtime, size, known is not None, d, done, read_limit)
         if matched < len(state):  # indexed records whose file is gone (a loop over 33k: 6-11 ms)
-            for rid in state.keys() - seen:
+            for rid in sorted(state.keys() - seen):
                 out.remove(s, rid)
                 changed_here = True
         if out.unread and out.unread[-1][0] == s:
