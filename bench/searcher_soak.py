@@ -273,16 +273,14 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) 
     # a full scan's parts: each chunk of files it stats between two pauses, and each catch-up
     # that indexed a write made meanwhile (which a slow search overlapped, not only "a scan")
     real_pause, real_catch_up = f._pause, f._catch_up
-    chunk_from: list[float | None] = [None]
 
-    def pause() -> None:
-        now = time.perf_counter()
-        if chunk_from[0] is not None and tl.rounds_open():
-            tl.parts.append((chunk_from[0], now, "scan chunk"))
+    def pause() -> None:  # (a chunk runs from its round's start, or the last pause's end)
+        if tl.chunk_from is not None:
+            tl.parts.append((tl.chunk_from, time.perf_counter(), "scan chunk"))
         try:
             real_pause()
         finally:
-            chunk_from[0] = time.perf_counter()
+            tl.chunk_from = time.perf_counter()
 
     def catch_up() -> None:
         t, n, covered = time.perf_counter(), f.catch_ups, f._covered
@@ -292,7 +290,6 @@ def watch_rounds(follower: object, tl: Timeline | None, mem_log: Memory | None) 
 
     f._pause, f._catch_up = pause, catch_up
     tl.watch(f)
-    tl.chunk_from = chunk_from
 
 
 class Memory:
@@ -374,8 +371,7 @@ class Timeline:
         self.gcs: list[Span] = []
         self.rounds: list[Span] = []  # noted by watch_rounds
         self.parts: list[Span] = []  # a full scan's chunks and catch-ups (watch_rounds)
-        self.chunk_from: list[float | None] = [None]
-        self._round_open = False
+        self.chunk_from: float | None = None  # in a round: where its scan's next chunk starts
         self.writes: list[tuple[float, float]] = []
         #: (start, id) of each `mem add` that wrote a record, and when a commit of the background
         #: thread made each id searchable (``watch_rounds``)
@@ -432,7 +428,7 @@ class Timeline:
         def round_(poked: bool = True) -> None:
             here: Counter[str] = Counter()
             self._in_round = here
-            self._round_open, self.chunk_from[0] = True, time.perf_counter()
+            self.chunk_from = time.perf_counter()
             t, scans = time.perf_counter(), f.scans
             raised = ""
             try:
@@ -441,7 +437,7 @@ class Timeline:
                 raised = f", raised {type(exc).__name__}: {str(exc)[:120]}"
                 raise
             finally:
-                took, self._in_round, self._round_open = time.perf_counter() - t, None, False
+                took, self._in_round, self.chunk_from = time.perf_counter() - t, None, None
                 if f.refused is not None:
                     raised += f", refused: {type(f.refused).__name__}"
                 if took > 0.3 and f.scans == scans:
@@ -449,9 +445,6 @@ class Timeline:
                                                     else "round") + raised, here))
 
         f.round = round_
-
-    def rounds_open(self) -> bool:
-        return self._round_open
 
     def stop(self) -> None:
         if self._gc in gc.callbacks:

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 #: How long the full scan waits, at most, for a search to finish before it goes on with its next
 #: files (searches back to back must not starve it: with 2 s, a scan of 100k files outlasted a
 #: 10-minute run of searches; bench/README.md). With ``PAUSE_EVERY`` 64 files, a scan of 100k
-#: under searches back to back lasts about as long as with 256 files and 50 ms (20-25 s).
+#: under searches back to back lasts about as long as with 256 files and 50 ms (26-28 s
+#: against 24-25 s).
 MAX_YIELD_S = 0.0125
 #: A round runs at least this often (seconds), poked or not: changes made by other processes
 #: are seen within about this long.
@@ -166,8 +167,15 @@ class Follower:
     def wrote(self) -> None:
         """The searcher's own process wrote: the next search waits for a round that saw it
         (:meth:`wait_for_writes`), so a process sees its own writes."""
+        self._ask(whole=False)
+
+    def _ask(self, whole: bool) -> None:
+        """Ask the rounds to cover one more write (``whole``: only a round run to its end covers
+        it, not a catch-up between a full scan's chunks)."""
         with self._cond:
             self._asked += 1
+            if whole:
+                self._whole_asked = self._asked
         self._wake.set()
 
     def sync(self) -> None:
@@ -176,10 +184,7 @@ class Follower:
         scanned in full), and every record has its vector (no budget: a backlog of thousands
         takes as long as `mem embed` would)."""
         self._drain = True
-        with self._cond:
-            self._asked += 1
-            self._whole_asked = self._asked
-        self._wake.set()
+        self._ask(whole=True)
         self.wait_for_writes()
 
     def wait_for_writes(self) -> None:

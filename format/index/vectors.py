@@ -140,8 +140,9 @@ class VectorIndex:
     def _refresh_cache(self) -> None:
         """Bring the in-memory side tables (``vecdb.Side``) up to the table's state: once per
         state (SQLite's ``data_version`` and this connection's changes), and then by the keys
-        logged since (``vecdb.read_changes``) when it can; what was derived from a scope's
-        entries (its delta stack, its dead rows) is dropped for the scopes that changed."""
+        logged since (``vecdb.read_changes``) when it can. Of what was derived from a scope's
+        entries, a changed scope's delta stack grows when its change only added rows
+        (``_grown``) and is dropped otherwise; its dead rows are dropped when its dead set changed."""
         ver = int(self.db.execute("PRAGMA data_version").fetchone()[0])
         ver = ver * 1_000_003 + int(self.db.total_changes)
         if ver == self._cache_version:
@@ -537,10 +538,6 @@ class VectorIndex:
         return {"main": main, "delta": delta, "dead": dead, "vectors": main - dead + delta}
 
 
-__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "PIECE_ROWS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized",
-           "Scan", "VecHit", "VectorIndex", "VectorQuery", "build_vectors", "build_vectors_from", "exact_top", "exact_tops",
-           "pack_rows", "packed_rows", "q8_candidates", "q8_kernel", "quantize", "run_scan"]
-
 
 def _grown(stack: tuple[list[str], list[str], Any], added: list[tuple[str, str, Any]]
            ) -> tuple[list[str], list[str], Any]:
@@ -560,3 +557,8 @@ def _grown(stack: tuple[list[str], list[str], Any], added: list[tuple[str, str, 
     for i, (_rid, _dg, vec) in enumerate(added):
         buf[n + i] = vec
     return ids + [a[0] for a in added], dgs + [a[1] for a in added], buf[:n + k]
+
+
+__all__ = ["HNSW_MIN_ROWS", "HNSW_PARAMS", "PIECE_ROWS", "QUANT_MIN_ROWS", "REBUILD_HINT", "Quantized",
+           "Scan", "VecHit", "VectorIndex", "VectorQuery", "build_vectors", "build_vectors_from", "exact_top", "exact_tops",
+           "pack_rows", "packed_rows", "q8_candidates", "q8_kernel", "quantize", "run_scan"]
